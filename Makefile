@@ -1,0 +1,44 @@
+# Citation Studio: `make run` installs and starts the app; `make test` installs and runs every check.
+PY ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+PORT ?= 8501
+
+.PHONY: install install-dev run test lint typecheck pytest jstest e2e screenshots bench samples vectors
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+install: $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+
+install-dev: $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[dev]'
+
+run: install
+	$(BIN)/streamlit run app.py --server.address 127.0.0.1 --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+
+lint: install-dev
+	$(BIN)/ruff check .
+
+typecheck: install-dev
+	$(BIN)/mypy citation_core
+
+pytest: install-dev
+	$(BIN)/pytest -q
+
+jstest:
+	@if [ -d tests/js ]; then node --test tests/js/; fi
+
+test: lint typecheck pytest jstest
+
+bench: install-dev
+	$(BIN)/python -m bench.pipeline_rounds
+
+samples: install-dev
+	$(BIN)/pip install --quiet -e '.[samples]'
+	$(BIN)/python scripts/build_samples.py
+
+vectors:
+	$(BIN)/python scripts/author_vectors.py

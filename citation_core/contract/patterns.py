@@ -1,0 +1,127 @@
+"""The four marker parsers.
+
+``iris``, ``server`` and ``client`` accept exactly what the Iris intermediate pattern, the Artemis
+server pattern and the Artemis client pattern accept (DESIGN 2); ``stored`` reads the final and
+stored forms and splits off a version field when the last field matches ``^v[at]\\d+$``.
+Every parser returns field values as strings exactly as written, ``None`` where its pattern does not
+carry that field.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from .markers import FinalMarker, IntermediateMarker, SourceRef, StoredMarker, parse_version_field
+
+PatternName = Literal["iris", "server", "client", "stored"]
+PATTERN_NAMES: tuple[PatternName, ...] = ("iris", "server", "client", "stored")
+
+IRIS_RE = re.compile(r"\[cite:([LF]):([^:\]]*):([^:\]]*):([^:\]]*):([^:\]]*)!(\d+)\]")
+# The Artemis server pattern, with capture groups added around the fields it already delimits.
+SERVER_RE = re.compile(r"\[cite:(L):(\d+):([^:\]]*):([^:\]]*):([^:\]]*):([^:\]]*):([^\]]*)\]")
+# The Artemis client pattern (JavaScript ``[^:[\]]`` is ``[^:\[\]]`` here), with capture groups.
+CLIENT_RE = re.compile(
+    r"\[cite:([LF]):([^:\[\]]+):([^:\[\]]*):([^:\[\]]*):([^:\[\]]*):([^:\[\]]*):([^\[\]]*)\]"
+)
+_VERSION_TAIL = re.compile(r":(v[at]\d+)$")
+
+
+@dataclass(frozen=True)
+class MarkerMatch:
+    span: tuple[int, int]
+    type: str
+    entity_id: str
+    page: str | None
+    start: str | None
+    end: str | None
+    keyword: str | None = None
+    summary: str | None = None
+    seq: str | None = None
+    version: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["span"] = list(self.span)
+        return d
+
+    def source_ref(self) -> SourceRef:
+        """The typed reference; raises ValueError when a field is not a whole number."""
+
+        def num(v: str | None) -> int | None:
+            if v is None or v == "":
+                return None
+            if not v.isdigit():
+                raise ValueError(f"not a whole number: {v!r}")
+            return int(v)
+
+        t: Literal["L", "F"] = "F" if self.type == "F" else "L"
+        return SourceRef(t, self.entity_id, num(self.page), num(self.start), num(self.end))
+
+
+def _iris(text: str) -> list[MarkerMatch]:
+    return [
+        MarkerMatch(m.span(), m[1], m[2], m[3], m[4], m[5], seq=m[6]) for m in IRIS_RE.finditer(text)
+    ]
+
+
+def _seven(regex: re.Pattern[str], text: str, split_version: bool) -> list[MarkerMatch]:
+    out = []
+    for m in regex.finditer(text):
+        summary, version = m[7], None
+        if split_version:
+            tail = _VERSION_TAIL.search(summary)
+            if tail:
+                summary, version = summary[: tail.start()], tail[1]
+        out.append(MarkerMatch(m.span(), m[1], m[2], m[3], m[4], m[5], m[6], summary, None, version))
+    return out
+
+
+def parse(text: str, pattern: PatternName) -> list[MarkerMatch]:
+    """All non-overlapping matches of ``pattern`` in ``text``, left to right."""
+    if pattern == "iris":
+        return _iris(text)
+    if pattern == "server":
+        return _seven(SERVER_RE, text, split_version=False)
+    if pattern == "client":
+        return _seven(CLIENT_RE, text, split_version=False)
+    if pattern == "stored":
+        return _seven(CLIENT_RE, text, split_version=True)
+    raise ValueError(f"unknown pattern {pattern!r}: expected one of {', '.join(PATTERN_NAMES)}")
+
+
+def parse_intermediate(marker: str) -> IntermediateMarker:
+    """Parse exactly one intermediate marker (the whole string)."""
+    m = IRIS_RE.fullmatch(marker)
+    if not m:
+        raise ValueError(f"not an intermediate marker: {marker!r}")
+    mm = _iris(marker)[0]
+    return IntermediateMarker(mm.source_ref(), int(m[6]))
+
+
+def parse_final(marker: str) -> FinalMarker:
+    """Parse exactly one final-form marker; a trailing version field is rejected."""
+    found = parse(marker, "stored")
+    if len(found) != 1 or found[0].span != (0, len(marker)) or found[0].version is not None:
+        raise ValueError(f"not a final marker: {marker!r}")
+    mm = found[0]
+    return FinalMarker(mm.source_ref(), mm.keyword or "", mm.summary or "")
+
+
+def parse_stored(marker: str) -> StoredMarker:
+    """Parse exactly one stored-form marker (version field optional)."""
+    found = parse(marker, "stored")
+    if len(found) != 1 or found[0].span != (0, len(marker)):
+        raise ValueError(f"not a stored marker: {marker!r}")
+    mm = found[0]
+    version = parse_version_field(mm.version) if mm.version else None
+    return StoredMarker(mm.source_ref(), mm.keyword or "", mm.summary or "", version[1] if version else None)
+
+
+ANY_MARKER_RE = re.compile(IRIS_RE.pattern + "|" + CLIENT_RE.pattern)
+
+
+def strip_markers(text: str) -> str:
+    """Remove every intermediate, final and stored marker from ``text``."""
+    return ANY_MARKER_RE.sub("", text)
