@@ -1,0 +1,74 @@
+"""What every model receives and returns, whichever kind it is (DESIGN 4.6)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+Task = Literal["placement", "keyword", "keywords_batched", "summary", "writer"]
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    role: str
+    content: str
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class LlmRequest:
+    """Rendered messages (for LLMs) plus the task name and its inputs (for the offline model)."""
+
+    task: Task
+    messages: tuple[ChatMessage, ...]
+    inputs: Mapping[str, Any] = field(default_factory=dict)
+    tools: tuple[dict[str, Any], ...] = ()
+    # For multi-turn tool use: earlier assistant/tool messages in OpenAI wire format.
+    history: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+    estimated: bool = False
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            self.cost + other.cost,
+            self.estimated or other.estimated,
+        )
+
+
+@dataclass(frozen=True)
+class LlmResponse:
+    content: str
+    usage: Usage
+    model_id: str
+    model_name: str
+    tool_calls: tuple[ToolCall, ...] = ()
+
+
+class ChatModel(Protocol):
+    """One model client. Instances are cheap; every task makes its own."""
+
+    model_id: str
+    model_name: str
+    offline: bool
+
+    def complete(self, request: LlmRequest) -> LlmResponse: ...
+
+
+def estimate_tokens(text: str) -> int:
+    """Rough token count (about four characters a token) used where no server reports usage."""
+    return max(1, (len(text) + 3) // 4) if text else 0

@@ -1,0 +1,14 @@
+"""Builds a fresh model client from its configuration (every task gets its own)."""
+
+from __future__ import annotations
+
+from .base import ChatModel
+from .config import ModelConfig
+from .offline import OfflineModel
+from .openai_chat import OpenAIChatModel
+
+
+def create_model(config: ModelConfig) -> ChatModel:
+    if config.type == "offline":
+        return OfflineModel(config.id, config.model)
+    return OpenAIChatModel(config)

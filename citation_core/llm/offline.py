@@ -1,0 +1,158 @@
+"""The embedded offline model: deterministic, no network, no weights (DESIGN 4.6).
+
+It reads the task name and inputs of the request (the rendered prompt is only counted for the
+token estimate). It places ids by lexical similarity of answer sentences to sources, picks keywords
+from a source's salient terms (never one already used) and summarises by extraction. It cannot
+translate: output stays in the language of the source.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ..textutil import content_tokens, first_sentences, sentences, tokens
+from .base import LlmRequest, LlmResponse, Usage, estimate_tokens
+
+OFFLINE_LABEL = "offline model (extractive, no translation)"
+GENERIC = frozenset(
+    (
+        "slide slides lecture lectures example examples note notes page section agenda overview summary "
+        "question questions answer answers today part folie folien vorlesung beispiel abschnitt übersicht "
+        "frage antwort"
+    ).split()
+)
+
+
+def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_coverage: float = 0.3) -> str:
+    """Insert source ids behind the answer sentences they support; change nothing else."""
+    docs = [(str(s["id"]), set(content_tokens(str(s.get("content", ""))))) for s in sources]
+    if not docs:
+        return answer
+    df: Counter[str] = Counter(t for _, toks in docs for t in toks)
+    n = len(docs)
+
+    def idf(t: str) -> float:
+        return math.log(1 + n / (1 + df[t])) + 0.1
+
+    inserts: list[tuple[int, str]] = []
+    for sent in sentences(answer):
+        words = set(content_tokens(sent.text))
+        if len(words) < 2:
+            continue
+        total = sum(idf(t) for t in words)
+        scored = []
+        for i, (sid, toks) in enumerate(docs):
+            shared = words & toks
+            if len(shared) < 2:
+                continue
+            scored.append((sum(idf(t) for t in shared) / total, -i, sid))
+        scored.sort(reverse=True)
+        chosen = [s for s in scored[:2] if s[0] >= min_coverage and s[0] >= 0.85 * scored[0][0]]
+        if chosen:
+            inserts.append((sent.end, "".join(sid for _, _, sid in chosen)))
+    out, pos = [], 0
+    for at, ids in inserts:
+        out.append(answer[pos:at])
+        out.append(ids)
+        pos = at
+    out.append(answer[pos:])
+    return "".join(out)
+
+
+def _original_case(text: str, phrase: str) -> str:
+    low = text.lower()
+    i = low.find(phrase)
+    if i < 0:
+        return phrase
+    return text[i : i + len(phrase)]
+
+
+def keyword_candidates(paragraph: str) -> list[str]:
+    """Salient 1–2 word terms of a paragraph, best first."""
+    toks = tokens(paragraph)
+    content = [t for t in content_tokens(paragraph) if t not in GENERIC and not t.isdigit()]
+    counts = Counter(content)
+    first: dict[str, int] = {}
+    for i, t in enumerate(content):
+        first.setdefault(t, i)
+    bigrams: Counter[str] = Counter()
+    for a, b in zip(toks, toks[1:], strict=False):
+        if a in counts and b in counts:
+            bigrams[f"{a} {b}"] += 1
+    scored: list[tuple[float, int, str]] = []
+    for term, c in counts.items():
+        scored.append((c + min(len(term), 12) / 12, -first[term], term))
+    for bg, c in bigrams.items():
+        a, b = bg.split(" ")
+        scored.append((c * 2.0 + (counts[a] + counts[b]) / 4, -min(first[a], first[b]), bg))
+    scored.sort(reverse=True)
+    seen: list[str] = []
+    for _, _, term in scored:
+        phrase = _original_case(paragraph, term)
+        phrase = phrase[:1].upper() + phrase[1:]
+        if phrase.lower() not in {s.lower() for s in seen}:
+            seen.append(phrase)
+    return seen
+
+
+def pick_keyword(paragraph: str, used: Sequence[str]) -> str:
+    used_low = {u.strip().lower() for u in used}
+    for cand in keyword_candidates(paragraph):
+        if cand.lower() not in used_low:
+            return cand
+    base = (keyword_candidates(paragraph) or ["Source"])[0]
+    k = 2
+    while f"{base} {k}".lower() in used_low:
+        k += 1
+    return f"{base} {k}"
+
+
+def summarize(paragraph: str) -> str:
+    """One or two sentences taken from the paragraph (a slide title line is left out)."""
+    lines = [ln.strip(" •-*\t") for ln in paragraph.splitlines() if ln.strip(" •-*\t")]
+    if not lines:
+        return ""
+    if len(lines) > 1 and len(lines[0]) <= 60 and not lines[0].endswith((".", "!", "?", ":")):
+        lines = lines[1:]  # a title line
+    flat = " ".join(lines)
+    if not any(c in flat for c in ".!?") and len(lines) > 1:
+        flat = "; ".join(lines) + "."
+    return first_sentences(flat, max_sentences=2, max_chars=200)
+
+
+class OfflineModel:
+    offline = True
+
+    def __init__(self, model_id: str = "offline", model_name: str = "offline-extractive-1",
+                 writer: Callable[[Mapping[str, Any]], str] | None = None) -> None:
+        self.model_id = model_id
+        self.model_name = model_name
+        self._writer = writer
+
+    def _run(self, request: LlmRequest) -> str:
+        inputs = request.inputs
+        if request.task == "placement":
+            return place_citations(str(inputs["answer"]), list(inputs["sources"]))
+        if request.task == "keyword":
+            return pick_keyword(str(inputs["paragraph"]), list(inputs.get("used_keywords", [])))
+        if request.task == "keywords_batched":
+            return json.dumps([pick_keyword(str(p), []) for p in inputs["paragraphs"]], ensure_ascii=False)
+        if request.task == "summary":
+            return summarize(str(inputs["paragraph"]))
+        if request.task == "writer":
+            if self._writer is None:
+                from ..chat.offline_writer import write_answer
+
+                return str(write_answer(inputs))
+            return self._writer(inputs)
+        raise ValueError(f"offline model: unknown task {request.task!r}")
+
+    def complete(self, request: LlmRequest) -> LlmResponse:
+        content = self._run(request)
+        prompt = "".join(m.content for m in request.messages)
+        usage = Usage(estimate_tokens(prompt), estimate_tokens(content), 0.0, estimated=True)
+        return LlmResponse(content, usage, self.model_id, self.model_name)

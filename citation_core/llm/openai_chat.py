@@ -1,0 +1,74 @@
+"""A model served by any OpenAI-compatible chat-completions endpoint, through the openai SDK."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import openai
+
+from ..errors import ModelCallError
+from .base import LlmRequest, LlmResponse, ToolCall, Usage, estimate_tokens
+from .config import ModelConfig
+
+
+class OpenAIChatModel:
+    offline = False
+
+    def __init__(self, config: ModelConfig) -> None:
+        self.config = config
+        self.model_id = config.id
+        self.model_name = config.model
+        key = os.environ.get(config.api_key_env, "") if config.api_key_env else ""
+        # Local servers (Ollama, vLLM, LM Studio) accept any key; the SDK insists on one.
+        self._client = openai.OpenAI(
+            base_url=config.base_url,
+            api_key=key or "not-needed",
+            timeout=config.timeout,
+            max_retries=config.max_retries,
+        )
+
+    def _messages(self, request: LlmRequest) -> list[dict[str, Any]]:
+        msgs: list[dict[str, Any]] = [{"role": m.role, "content": m.content} for m in request.messages]
+        msgs.extend(request.history)
+        return msgs
+
+    def complete(self, request: LlmRequest) -> LlmResponse:
+        kwargs: dict[str, Any] = {"model": self.config.model, "messages": self._messages(request)}
+        if self.config.temperature is not None:
+            kwargs["temperature"] = self.config.temperature
+        if request.tools:
+            kwargs["tools"] = list(request.tools)
+        try:
+            resp = self._client.chat.completions.create(**kwargs)
+        except openai.APITimeoutError as exc:
+            raise ModelCallError(f"model {self.model_id}: timed out after {self.config.timeout:g} s") from exc
+        except openai.APIStatusError as exc:
+            raise ModelCallError(f"model {self.model_id}: HTTP {exc.status_code} from {self.config.base_url}") from exc
+        except openai.APIConnectionError as exc:
+            raise ModelCallError(f"model {self.model_id}: cannot connect to {self.config.base_url}") from exc
+        except openai.OpenAIError as exc:
+            raise ModelCallError(f"model {self.model_id}: {type(exc).__name__}: {exc}") from exc
+        if not resp.choices:
+            raise ModelCallError(f"model {self.model_id}: reply without choices")
+        message = resp.choices[0].message
+        content = message.content or ""
+        calls: list[ToolCall] = []
+        for tc in message.tool_calls or []:
+            fn = getattr(tc, "function", None)
+            if fn is None:
+                continue
+            try:
+                args = json.loads(fn.arguments or "{}")
+            except json.JSONDecodeError:
+                args = {}
+            calls.append(ToolCall(tc.id, fn.name, args if isinstance(args, dict) else {}))
+        if resp.usage is not None:
+            pt, ct, est = resp.usage.prompt_tokens, resp.usage.completion_tokens, False
+        else:
+            pt = estimate_tokens("".join(str(m.get("content") or "") for m in kwargs["messages"]))
+            ct, est = estimate_tokens(content), True
+        cost = (pt * self.config.cost_input_per_million + ct * self.config.cost_output_per_million) / 1e6
+        usage = Usage(pt, ct, cost, est)
+        return LlmResponse(content, usage, self.model_id, resp.model or self.model_name, tuple(calls))

@@ -1,0 +1,39 @@
+"""Prompt templates (plain text files under ``prompts/``) and how they are rendered."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ConfigError
+
+FILES = {
+    "placement_lecture": "citation_placement_lecture.txt",
+    "placement_faq": "citation_placement_faq.txt",
+    "keyword": "citation_keyword.txt",
+    "keywords_batched": "citation_keywords_batched.txt",
+    "summary": "citation_summary.txt",
+    "writer": "chat_writer.txt",
+}
+
+
+@dataclass(frozen=True)
+class Prompts:
+    templates: dict[str, str]
+
+    @staticmethod
+    def load(directory: Path) -> Prompts:
+        templates = {}
+        for name, filename in FILES.items():
+            path = directory / filename
+            if not path.is_file():
+                raise ConfigError(f"{path}: prompt template not found")
+            templates[name] = path.read_text(encoding="utf-8")
+        return Prompts(templates)
+
+    def render(self, name: str, language_line: str, **values: str) -> str:
+        """The language line, a blank line, then the template with ``{Name}`` placeholders filled."""
+        text = self.templates[name]
+        for key, value in values.items():
+            text = text.replace("{" + key + "}", value)
+        return f"{language_line}\n\n{text}"
