@@ -36,6 +36,22 @@ def content_tokens(text: str) -> list[str]:
     return [t for t in tokens(text) if t not in STOPWORDS and (len(t) > 1 or t.isdigit())]
 
 
+_SUFFIXES = ("ing", "ed", "es", "en", "er", "s", "e", "n")
+
+
+def stem(token: str) -> str:
+    """A light, language-agnostic suffix strip so that "merging", "merges" and "merge" meet."""
+    for suffix in _SUFFIXES:
+        if len(token) - len(suffix) >= 4 and token.endswith(suffix):
+            return token[: -len(suffix)]
+    return token
+
+
+def stems(text: str) -> set[str]:
+    """Stemmed content tokens of ``text``, for matching sentences against questions and sources."""
+    return {stem(t) for t in content_tokens(text)}
+
+
 @dataclass(frozen=True)
 class Sentence:
     start: int

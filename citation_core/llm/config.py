@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -112,8 +113,20 @@ def _model(path: Path, i: int, raw: Any) -> ModelConfig:
         raise ConfigError(f"{where}: a numeric field is not a number ({exc})") from None
 
 
-def load_config(base_dir: Path, llm_config: Path | None = None, application: Path | None = None) -> AppConfig:
-    """Load and validate both files; any missing or malformed entry fails here, at start-up."""
+OVERRIDE_ENV = "CITATION_STUDIO_LLM"
+
+
+def load_config(
+    base_dir: Path,
+    llm_config: Path | None = None,
+    application: Path | None = None,
+    override: str | None = None,
+) -> AppConfig:
+    """Load and validate both files; any missing or malformed entry fails here, at start-up.
+
+    ``override`` (default: the ``CITATION_STUDIO_LLM`` environment variable) names one model id of
+    llm_config.yml that then serves every role of every pipeline and variant.
+    """
     llm_path = llm_config or base_dir / "llm_config.yml"
     app_path = application or base_dir / "application.yml"
     raw_models = _load_yaml(llm_path)
@@ -142,6 +155,12 @@ def load_config(base_dir: Path, llm_config: Path | None = None, application: Pat
                     f"{app_path.name}: llm_configuration.{pipeline}.{variant}: expected role: model-id pairs"
                 )
             llm_cfg[str(pipeline)][str(variant)] = {str(k): v for k, v in roles.items()}
+
+    override = os.environ.get(OVERRIDE_ENV) if override is None else override
+    if override:
+        if override not in models:
+            raise ConfigError(f"{OVERRIDE_ENV}={override}: no model with that id in {llm_path.name}")
+        llm_cfg = {p: {v: dict.fromkeys(roles, override) for v, roles in vs.items()} for p, vs in llm_cfg.items()}
 
     citation = app.get("citation", {}) or {}
     strategy = citation.get("keyword_strategy", "sequential")
@@ -175,6 +194,10 @@ def project_root() -> Path:
     return Path(__file__).resolve().parents[2]
 
 
+CONFIG_DIR_ENV = "CITATION_STUDIO_CONFIG_DIR"
+
+
 def default_config() -> AppConfig:
-    """The embedded defaults: the files at the project root (offline model everywhere)."""
-    return load_config(project_root())
+    """The files in ``$CITATION_STUDIO_CONFIG_DIR``, else the embedded defaults at the project root."""
+    configured = os.environ.get(CONFIG_DIR_ENV)
+    return load_config(Path(configured) if configured else project_root())

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..textutil import content_tokens, first_sentences, sentences, tokens
+from ..textutil import STOPWORDS, content_tokens, first_sentences, sentences, stems, tokens
 from .base import LlmRequest, LlmResponse, Usage, estimate_tokens
 
 OFFLINE_LABEL = "offline model (extractive, no translation)"
@@ -27,9 +27,9 @@ GENERIC = frozenset(
 )
 
 
-def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_coverage: float = 0.3) -> str:
+def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_coverage: float = 0.5) -> str:
     """Insert source ids behind the answer sentences they support; change nothing else."""
-    docs = [(str(s["id"]), set(content_tokens(str(s.get("content", ""))))) for s in sources]
+    docs = [(str(s["id"]), stems(str(s.get("content", "")))) for s in sources]
     if not docs:
         return answer
     df: Counter[str] = Counter(t for _, toks in docs for t in toks)
@@ -40,7 +40,7 @@ def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_cover
 
     inserts: list[tuple[int, str]] = []
     for sent in sentences(answer):
-        words = set(content_tokens(sent.text))
+        words = stems(sent.text)
         if len(words) < 2:
             continue
         total = sum(idf(t) for t in words)
@@ -49,7 +49,9 @@ def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_cover
             shared = words & toks
             if len(shared) < 2:
                 continue
-            scored.append((sum(idf(t) for t in shared) / total, -i, sid))
+            # overlap coefficient: a short source fully inside a longer sentence counts as support
+            base = min(total, sum(idf(t) for t in toks))
+            scored.append((sum(idf(t) for t in shared) / base, -i, sid))
         scored.sort(reverse=True)
         chosen = [s for s in scored[:2] if s[0] >= min_coverage and s[0] >= 0.85 * scored[0][0]]
         if chosen:
@@ -99,11 +101,27 @@ def keyword_candidates(paragraph: str) -> list[str]:
     return seen
 
 
+def _head(paragraph: str) -> str:
+    """A slide's title line or an FAQ's question: the best place to look for a keyword."""
+    lines = [ln.strip(" •-*\t") for ln in paragraph.splitlines() if ln.strip(" •-*\t")]
+    if len(lines) > 1 and len(lines[0]) <= 60:
+        return lines[0]
+    first = sentences(paragraph)
+    return first[0].text if first and first[0].text.endswith("?") else ""
+
+
 def pick_keyword(paragraph: str, used: Sequence[str]) -> str:
     used_low = {u.strip().lower() for u in used}
-    for cand in keyword_candidates(paragraph):
-        if cand.lower() not in used_low:
-            return cand
+    head = _head(paragraph)
+    head_terms = [t for t in tokens(head) if t not in STOPWORDS and t not in GENERIC and not t.isdigit()]
+    ordered: list[str] = []
+    if head and 1 <= len(head_terms) <= 2 and len(head) <= 30 and ":" not in head:
+        ordered.append(head.strip(" ?.!"))
+    ordered += [c for c in keyword_candidates(head) if len(c.split()) == 2] if head else []
+    ordered += keyword_candidates(paragraph)
+    for cand in ordered:
+        if cand and cand.lower() not in used_low:
+            return cand[:1].upper() + cand[1:]
     base = (keyword_candidates(paragraph) or ["Source"])[0]
     k = 2
     while f"{base} {k}".lower() in used_low:
@@ -119,9 +137,12 @@ def summarize(paragraph: str) -> str:
     if len(lines) > 1 and len(lines[0]) <= 60 and not lines[0].endswith((".", "!", "?", ":")):
         lines = lines[1:]  # a title line
     flat = " ".join(lines)
+    first = sentences(flat)
+    if len(first) > 1 and first[0].text.endswith("?"):
+        flat = flat[first[1].start :]  # an FAQ: summarise its answer, not its question
     if not any(c in flat for c in ".!?") and len(lines) > 1:
         flat = "; ".join(lines) + "."
-    return first_sentences(flat, max_sentences=2, max_chars=200)
+    return first_sentences(flat, max_sentences=2, max_chars=160)
 
 
 class OfflineModel:

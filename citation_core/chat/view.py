@@ -1,0 +1,97 @@
+"""The student's current position: an open deck page or a second of the lecture video."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import InputError
+from ..material.library import CourseMaterial, UnitMaterial
+from ..material.timeline import page_at
+from ..sources import LectureSource, TranscriptSegment
+
+
+@dataclass(frozen=True)
+class ViewPosition:
+    unit_id: int
+    page: int | None = None  # deck index
+    second: float | None = None
+
+
+@dataclass(frozen=True)
+class CurrentView:
+    unit_id: int
+    unit_name: str
+    lecture_name: str
+    page: int | None  # deck index of the open (or, for video, the shown) slide
+    display_page_number: str | None
+    label: str  # how the answer may name it: "slide 5" or the slide's title
+    title: str
+    second: float | None
+    sources: tuple[LectureSource, ...]
+
+    def describe(self) -> str:
+        """For the writer's system prompt: printed numbers only, never the deck index."""
+        text = "\n".join(s.text for s in self.sources) or "(no text)"
+        if self.second is not None:
+            at = _clock(self.second)
+            where = f"the video of “{self.unit_name}” at {at}"
+            if self.page is not None:
+                where += f", while {self.label} is shown"
+            return f"{where}. The lecturer says:\n{text}"
+        return f"{self.label} of “{self.unit_name}” ({self.lecture_name}). Its text:\n{text}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "unit_id": self.unit_id,
+            "unit_name": self.unit_name,
+            "page": self.page,
+            "display_page_number": self.display_page_number,
+            "label": self.label,
+            "second": self.second,
+            "sources": [s.uuid for s in self.sources],
+        }
+
+
+def _clock(second: float) -> str:
+    s = int(second)
+    return f"{s // 60:02d}:{s % 60:02d}"
+
+
+def segment_at(um: UnitMaterial, second: float) -> TranscriptSegment | None:
+    """The transcript segment playing at ``second`` (else the last one that started before it)."""
+    playing = [s for s in um.segments if s.start <= second < s.end]
+    if playing:
+        return playing[0]
+    before = [s for s in um.segments if s.start <= second]
+    return before[-1] if before else None
+
+
+def current_view(material: CourseMaterial, position: ViewPosition) -> CurrentView:
+    um = material.unit(position.unit_id)
+    unit = um.unit
+    if (position.page is None) == (position.second is None):
+        raise InputError("position: give exactly one of page or second")
+    if position.page is not None:
+        if um.deck is None:
+            raise InputError(f"unit {unit.id}: has no deck, so --page cannot be used")
+        total = len(um.deck.pages)
+        if not 1 <= position.page <= total:
+            raise InputError(f"--page {position.page}: out of range, unit {unit.id} has pages 1..{total}")
+        page = um.deck.page(position.page)
+        sources = tuple(c for c in um.chunks if c.page_number == position.page)
+        return CurrentView(unit.id, unit.name, unit.lecture_name, position.page, page.display_page_number,
+                           um.page_label(position.page), page.title, None, sources)
+    second = float(position.second or 0.0)
+    if um.transcript is None:
+        raise InputError(f"unit {unit.id}: has no transcript, so --time cannot be used")
+    end = um.transcript.cues[-1].end if um.transcript.cues else 0.0
+    if not 0 <= second <= end:
+        raise InputError(f"--time {second:g}: out of range, the video of unit {unit.id} lasts {end:g} s")
+    seg = segment_at(um, second)
+    shown = page_at(unit.timeline, second)
+    printed = um.deck.page(shown).display_page_number if (um.deck and shown) else None
+    title = um.deck.page(shown).title if (um.deck and shown) else ""
+    label = um.page_label(shown) if shown else "the video"
+    return CurrentView(unit.id, unit.name, unit.lecture_name, shown, printed, label, title, second,
+                       (seg,) if seg else ())

@@ -1,0 +1,246 @@
+"""``citation-studio``: cite, parse, deck, transcript, course, ask, render.
+
+Bad input exits with code 2 and one line on stderr naming the file or field and what is wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from ..contract import PATTERN_NAMES, parse
+from ..errors import CitationStudioError, InputError
+from ..llm.config import VARIANTS, AppConfig, default_config, load_config
+
+EXIT_BAD_INPUT = 2
+EXIT_FAILED = 1
+
+
+def _config(args: argparse.Namespace) -> AppConfig:
+    return load_config(Path(args.config_dir)) if args.config_dir else default_config()
+
+
+def _emit(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def _read_text(path: str, what: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"{path}: {what} file not found")
+    try:
+        return p.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: {what} file is not UTF-8 text") from None
+
+
+def _citations_json(citations: Sequence[Any]) -> list[dict[str, Any]]:
+    from ..chat.chat_pipeline import citation_json
+
+    return [citation_json(c.ref, c.keyword, c.summary) for c in citations]
+
+
+def cmd_cite(args: argparse.Namespace) -> int:
+    from ..pipeline import CitationPipeline
+    from ..pipeline.prompts import Prompts
+    from ..pipeline.two_pass import cite_both, usage_of
+    from .sources_file import read_sources
+
+    lecture, faqs = read_sources(Path(args.sources))
+    answer = _read_text(args.answer, "answer")
+    cfg = _config(args)
+    pipeline = CitationPipeline(cfg, Prompts.load(cfg.path(cfg.prompts_dir)))
+    cited = cite_both(pipeline, answer, faqs, lecture, user_language=args.lang, variant=args.variant)
+    if args.json:
+        _emit({
+            "answer": cited.answer,
+            "citations": _citations_json(cited.citations),
+            "used_sequence_numbers": cited.used_sequence_numbers(),
+            "failures": [f.to_json() for f in cited.failures],
+            "warnings": [w for t in cited.traces.values() for w in t.warnings],
+            "usage": usage_of(list(cited.traces.values())),
+        })
+    else:
+        sys.stdout.write(cited.answer + ("" if cited.answer.endswith("\n") else "\n"))
+        for f in cited.failures:
+            print(f"warning: {f.kind}: {f.message}", file=sys.stderr)
+    return 0
+
+
+def cmd_parse(args: argparse.Namespace) -> int:
+    text = _read_text(args.file, "input")
+    _emit([m.to_json() for m in parse(text, args.pattern)])
+    return 0
+
+
+def cmd_deck(args: argparse.Namespace) -> int:
+    from ..material.deck import load_deck
+
+    deck = load_deck(Path(args.file))
+    if args.json:
+        _emit({"pages": [{"page_number": p.page_number, "display_page_number": p.display_page_number,
+                          "display_source": p.display_source, "text": p.text} for p in deck.pages],
+               "warnings": list(deck.warnings)})
+        return 0
+    print(f"{'page':>4}  {'printed':>7}  {'source':<11}  title")
+    for p in deck.pages:
+        print(f"{p.page_number:>4}  {p.display_page_number or '-':>7}  {p.display_source:<11}  {p.title[:60]}")
+    for w in deck.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    return 0
+
+
+def cmd_transcript(args: argparse.Namespace) -> int:
+    from ..material.transcript import load_transcript
+
+    tr = load_transcript(Path(args.file))
+    if args.json:
+        _emit({"segments": [{"start": c.start, "end": c.end, "text": c.text} for c in tr.cues],
+               "warnings": list(tr.warnings)})
+        return 0
+    for c in tr.cues:
+        print(f"{c.start:9.3f} → {c.end:9.3f}  {c.text}")
+    for w in tr.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    return 0
+
+
+def _rel(path: Path | None, root: Path) -> str | None:
+    if path is None:
+        return None
+    try:
+        return str(path.resolve().relative_to(root.resolve()))
+    except ValueError:
+        return str(path)
+
+
+def cmd_course(args: argparse.Namespace) -> int:
+    from ..material.library import load_material
+
+    root = Path(args.dir)
+    material = load_material(root)
+    course = material.course
+    units: list[dict[str, Any]] = []
+    for um in material.units.values():
+        u = um.unit
+        units.append({"id": u.id, "name": u.name, "lecture": u.lecture_name, "deck": _rel(u.deck, root),
+                      "pages": len(um.deck.pages) if um.deck else 0, "video": _rel(u.video, root),
+                      "transcript": _rel(u.transcript, root),
+                      "versions": {"attachment": u.versions.attachment, "video": u.versions.video}})
+    if args.json:
+        _emit({"course": {"id": course.id, "name": course.name, "language": course.language}, "units": units,
+               "faqs": len(course.faqs), "warnings": list(material.warnings)})
+        return 0
+    print(f"{course.name} (id {course.id}, {course.language}), {len(course.faqs)} FAQs")
+    for row in units:
+        print(f"  unit {row['id']}: {row['name']} [{row['lecture']}] deck={row['deck']} pages={row['pages']} "
+              f"video={row['video']} transcript={row['transcript']}")
+    return 0
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    from ..chat.chat_pipeline import ChatPipeline
+    from ..chat.view import ViewPosition
+    from ..material.library import load_material
+    from ..pipeline.prompts import Prompts
+
+    material = load_material(Path(args.course))
+    cfg = _config(args)
+    pasted = _read_text(args.answer_file, "answer") if args.answer_file else None
+    chat = ChatPipeline(cfg, Prompts.load(cfg.path(cfg.prompts_dir)), material)
+    result = chat(args.question, ViewPosition(args.unit, page=args.page, second=args.time),
+                  user_language=args.lang, variant=args.variant, pasted_answer=pasted)
+    if args.json:
+        _emit({"answer": result.answer, "citations": _citations_json(result.citations),
+               "current_view": result.current_view.to_json(), "context_switched": result.context_switched,
+               "failures": [f.to_json() for f in result.failures], "usage": result.usage(),
+               "models": result.models})
+    else:
+        sys.stdout.write(result.answer + "\n")
+    return 0
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    from ..lms.render import render_markdown
+
+    sys.stdout.write(render_markdown(_read_text(args.file, "input")) + "\n")
+    return 0
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="citation-studio", description="The Iris citation pipeline and an Artemis-like chip renderer.")
+    p.add_argument("--config-dir", help="folder with llm_config.yml and application.yml (default: built-in)")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    c = sub.add_parser("cite", help="add citations to an answer from a sources file (FAQ pass, then lecture pass)")
+    c.add_argument("--sources", required=True, help="SOURCES.json")
+    c.add_argument("--answer", required=True, help="ANSWER.md (or - for stdin)")
+    c.add_argument("--lang", default=None, help="user language code, e.g. de")
+    c.add_argument("--variant", choices=VARIANTS, default="default")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=cmd_cite)
+
+    pa = sub.add_parser("parse", help="list the markers a parser finds, as JSON")
+    pa.add_argument("--pattern", choices=PATTERN_NAMES, default="client")
+    pa.add_argument("file", nargs="?", default="-", help="FILE or - for stdin")
+    pa.set_defaults(func=cmd_parse)
+
+    d = sub.add_parser("deck", help="pages of a PDF deck with deck index and printed number")
+    d.add_argument("file")
+    d.add_argument("--json", action="store_true")
+    d.set_defaults(func=cmd_deck)
+
+    t = sub.add_parser("transcript", help="segments of a WebVTT or SubRip transcript")
+    t.add_argument("file")
+    t.add_argument("--json", action="store_true")
+    t.set_defaults(func=cmd_transcript)
+
+    co = sub.add_parser("course", help="a course folder (course.yml) and its units")
+    co.add_argument("dir")
+    co.add_argument("--json", action="store_true")
+    co.set_defaults(func=cmd_course)
+
+    a = sub.add_parser("ask", help="ask a question at a slide or second: write the answer and cite it")
+    a.add_argument("--course", required=True)
+    a.add_argument("--unit", required=True, type=int)
+    where = a.add_mutually_exclusive_group(required=True)
+    where.add_argument("--page", type=int, help="open deck page (1-based PDF position)")
+    where.add_argument("--time", type=float, help="open video second")
+    a.add_argument("--question", required=True)
+    a.add_argument("--lang", default=None)
+    a.add_argument("--variant", choices=VARIANTS, default="default")
+    a.add_argument("--answer-file", help="use this answer instead of the writer (QA mode)")
+    a.add_argument("--json", action="store_true")
+    a.set_defaults(func=cmd_ask)
+
+    r = sub.add_parser("render", help="render Markdown with markers to HTML (markers become chip candidates)")
+    r.add_argument("file", nargs="?", default="-")
+    r.set_defaults(func=cmd_render)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except CitationStudioError as exc:
+        print(f"citation-studio: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT if isinstance(exc, InputError) or type(exc).__name__ in (
+            "MaterialError", "ConfigError") else EXIT_FAILED
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

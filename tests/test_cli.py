@@ -1,0 +1,174 @@
+"""The command line as a user runs it: real processes, real files, exit codes and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from citation_core.contract import parse, strip_markers
+
+from .material_fixtures import REAL_DIR
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "sample_decks"
+
+SOURCES = {
+    "lecture": {
+        "pages": [
+            {"uuid": "p3", "lecture_unit_id": 12, "page_number": 3, "display_page_number": "1",
+             "text": "Merge sort\nDivide the list into two halves, sort each half recursively, then merge them."},
+            {"uuid": "p4", "lecture_unit_id": 12, "page_number": 4, "display_page_number": "2",
+             "text": "Merge step\nThe merge step combines two sorted lists in linear time using two pointers."},
+            {"uuid": "p5", "lecture_unit_id": 12, "page_number": 5, "display_page_number": "3", "text": ""},
+        ],
+        "transcriptions": [
+            {"uuid": "t1", "lecture_unit_id": 12, "start": 75.6, "end": 92.9, "page_number": 5,
+             "text": "The recursion tree of merge sort has log n levels and each level costs n in total."},
+        ],
+    },
+    "faqs": [{"id": 17, "question": "Is the exam open book?",
+              "answer": "Yes, the final exam is open book and printed notes are allowed."}],
+}
+ANSWER = (
+    "Merge sort divides the list into two halves and sorts each half recursively.\n\n"
+    "The merge step combines two sorted lists in linear time. The recursion tree has log n levels "
+    "and each level costs n. The final exam is open book and printed notes are allowed.\n"
+)
+
+
+def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "citation_core.cli.main", *args], capture_output=True, text=True,
+                          input=stdin, cwd=ROOT, timeout=120)
+
+
+@pytest.fixture()
+def files(tmp_path: Path) -> tuple[Path, Path]:
+    src = tmp_path / "sources.json"
+    src.write_text(json.dumps(SOURCES), encoding="utf-8")
+    ans = tmp_path / "answer.md"
+    ans.write_text(ANSWER, encoding="utf-8")
+    return src, ans
+
+
+def test_cite_json_gives_final_markers_with_unique_keywords(files: tuple[Path, Path]) -> None:
+    src, ans = files
+    out = run("cite", "--sources", str(src), "--answer", str(ans), "--json")
+    assert out.returncode == 0, out.stderr
+    data: dict[str, Any] = json.loads(out.stdout)
+    assert set(data) >= {"answer", "citations", "used_sequence_numbers", "failures", "usage"}
+    assert strip_markers(data["answer"]) == ANSWER
+    cites = data["citations"]
+    assert {(c["type"], c["page"], c["start"], c["end"]) for c in cites} == {
+        ("F", None, None, None), ("L", 3, None, None), ("L", 4, None, None), ("L", None, 75, 92)}
+    lecture_keywords = [c["keyword"] for c in cites if c["type"] == "L"]
+    assert all(lecture_keywords) and len(set(lecture_keywords)) == len(lecture_keywords)
+    assert data["used_sequence_numbers"] == {"faq": [1], "lecture": [1, 2, 3]}
+    assert data["failures"] == [] and data["usage"]["calls"] > 0
+    # the FAQ pass runs first: its marker is written before the lecture pass sees the answer
+    assert [m.type for m in parse(data["answer"], "client")] == ["L", "L", "L", "F"]
+
+
+def test_cite_plain_prints_the_final_answer(files: tuple[Path, Path]) -> None:
+    src, ans = files
+    out = run("cite", "--sources", str(src), "--answer", str(ans), "--lang", "de")
+    assert out.returncode == 0
+    assert strip_markers(out.stdout) == ANSWER
+    assert len(parse(out.stdout, "client")) == 4
+
+
+@pytest.mark.parametrize(
+    ("mutate", "needle"),
+    [
+        (lambda d: d["lecture"]["pages"][0].pop("uuid"), "lecture.pages[0]: missing field 'uuid'"),
+        (lambda d: d["faqs"][0].pop("id"), "faqs[0]: missing field 'id'"),
+        (lambda d: d["lecture"]["transcriptions"][0].update(start="soon"), "transcriptions[0].start: expected"),
+    ],
+)
+def test_cite_bad_sources_exit_2_with_one_line(tmp_path: Path, mutate: Any, needle: str) -> None:
+    data = json.loads(json.dumps(SOURCES))
+    mutate(data)
+    src = tmp_path / "s.json"
+    src.write_text(json.dumps(data))
+    ans = tmp_path / "a.md"
+    ans.write_text(ANSWER)
+    out = run("cite", "--sources", str(src), "--answer", str(ans))
+    assert out.returncode == 2 and out.stdout == ""
+    assert needle in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_cite_missing_file_and_invalid_json(tmp_path: Path) -> None:
+    out = run("cite", "--sources", str(tmp_path / "nope.json"), "--answer", str(tmp_path / "a.md"))
+    assert out.returncode == 2 and "nope.json: file not found" in out.stderr
+    bad = tmp_path / "bad.json"
+    bad.write_text("{ not json")
+    (tmp_path / "a.md").write_text("x")
+    out = run("cite", "--sources", str(bad), "--answer", str(tmp_path / "a.md"))
+    assert out.returncode == 2 and "bad.json: invalid JSON at line 1" in out.stderr
+
+
+def test_parse_prints_matches_per_pattern() -> None:
+    text = "A [cite:L:12:3::!1] B [cite:L:12:3:::Split:Ratio: 2:1:va4] C [cite:F:1::::k:s]"
+    stored = json.loads(run("parse", "--pattern", "stored", "-", stdin=text).stdout)
+    assert [(m["type"], m["summary"], m["version"]) for m in stored] == [("L", "Ratio: 2:1", "va4"), ("F", "s", None)]
+    iris = json.loads(run("parse", "--pattern", "iris", "-", stdin=text).stdout)
+    assert iris == [{"span": [2, 19], "type": "L", "entity_id": "12", "page": "3", "start": "", "end": "",
+                     "keyword": None, "summary": None, "seq": "1", "version": None}]
+    server = json.loads(run("parse", "--pattern", "server", "-", stdin=text).stdout)
+    assert [m["summary"] for m in server] == ["Ratio: 2:1:va4"]
+    out = run("parse", "--pattern", "nope", "-", stdin=text)
+    assert out.returncode == 2 and "invalid choice" in out.stderr
+
+
+def test_deck_json_on_a_real_deck() -> None:
+    out = run("deck", str(REAL_DIR / "decks" / "en_elte_nlp_4-ngram_lm.pdf"), "--json")
+    pages = json.loads(out.stdout)["pages"]
+    assert len(pages) == 27
+    assert [(p["page_number"], p["display_page_number"], p["display_source"]) for p in pages[:2]] == [
+        (1, "1", "text"), (2, "2", "text")]
+    out = run("deck", str(ROOT / "README.md"))
+    assert out.returncode == 2 and "README.md" in out.stderr
+
+
+def test_transcript_json_on_the_real_srt() -> None:
+    out = run("transcript", str(REAL_DIR / "transcripts" / "en_google_PainlessPython_part1.srt"), "--json")
+    segs = json.loads(out.stdout)["segments"]
+    assert len(segs) == 919 and segs[0]["start"] == 3.0 and isinstance(segs[-1]["end"], float)
+
+
+def test_course_json_lists_units_with_relative_paths() -> None:
+    data = json.loads(run("course", str(SAMPLES), "--json").stdout)
+    assert data["course"] == {"id": 1, "name": "Algorithms and Data Structures", "language": "en"}
+    units = {u["id"]: u for u in data["units"]}
+    assert units[101]["deck"] == "decks/merge_sort.pdf" and units[101]["video"] == "videos/merge_sort.mp4"
+    assert units[201]["video"] is None and units[101]["versions"] == {"attachment": 1, "video": 1}
+    assert run("course", str(ROOT / "nope")).returncode == 2
+
+
+def test_ask_cites_deck_index_while_the_text_names_printed_numbers() -> None:
+    out = run("ask", "--course", str(SAMPLES), "--unit", "101", "--page", "6", "--question",
+              "How does the merge procedure combine two sorted halves?", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["current_view"]["page"] == 6 and data["current_view"]["display_page_number"] == "4"
+    assert "Slide 4" in data["answer"] and "page 6" not in data["answer"].lower()
+    slide_cites = [c for c in data["citations"] if c["page"] is not None]
+    assert 6 in [c["page"] for c in slide_cites]
+    assert data["context_switched"] is False
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--unit", "999", "--page", "1"], "unit 999"),
+        (["--unit", "101", "--page", "99"], "--page 99: out of range"),
+        (["--unit", "201", "--time", "5"], "unit 201: has no transcript"),
+    ],
+)
+def test_ask_bad_input_exit_2(args: list[str], needle: str) -> None:
+    out = run("ask", "--course", str(SAMPLES), *args, "--question", "What?")
+    assert out.returncode == 2 and needle in out.stderr and len(out.stderr.strip().splitlines()) == 1
