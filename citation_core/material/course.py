@@ -45,6 +45,7 @@ _UNIT_KEYS = {
     "transcript",
     "timeline",
     "versions",
+    "source_name",  # the original file name of an uploaded deck (library course)
 }
 _FAQ_KEYS = {"id", "question", "answer", "language"}
 _LANGUAGE = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*")

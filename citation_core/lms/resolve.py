@@ -1,0 +1,54 @@
+"""Server side: lecture citations resolved to their lecture metadata (like IrisCitationService)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ..contract import parse
+from ..material.library import CourseMaterial
+
+
+@dataclass(frozen=True)
+class CitationInfo:
+    entityId: int  # noqa: N815 (the Artemis DTO field names)
+    lectureTitle: str  # noqa: N815
+    lectureUnitTitle: str  # noqa: N815
+    lectureId: int  # noqa: N815
+    courseId: int  # noqa: N815
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def resolve_citations(answer: str, material: CourseMaterial) -> list[CitationInfo]:
+    """One entry per distinct lecture unit cited (server pattern: L only, numeric ids), in order."""
+    seen: dict[int, CitationInfo] = {}
+    for m in parse(answer, "server"):
+        uid = int(m.entity_id)
+        if uid in seen or uid not in material.units:
+            continue
+        unit = material.units[uid].unit
+        seen[uid] = CitationInfo(uid, unit.lecture_name, unit.name, unit.lecture_id, material.course.id)
+    return list(seen.values())
+
+
+def unit_table(material: CourseMaterial) -> dict[str, dict[str, Any]]:
+    """What the chip renderer needs per unit: titles, ids, current material versions, what it has."""
+    return {
+        str(uid): {
+            "lectureTitle": um.unit.lecture_name,
+            "lectureUnitTitle": um.unit.name,
+            "lectureId": um.unit.lecture_id,
+            "courseId": material.course.id,
+            "attachmentVersion": um.unit.versions.attachment,
+            "videoVersion": um.unit.versions.video,
+            "hasDeck": um.deck is not None,
+            "hasVideo": um.unit.video is not None,
+        }
+        for uid, um in material.units.items()
+    }
+
+
+def faq_table(material: CourseMaterial) -> dict[str, dict[str, Any]]:
+    return {str(f.id): {"question": f.question} for f in material.faqs}

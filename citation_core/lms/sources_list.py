@@ -1,0 +1,62 @@
+"""The second rendering: the answer followed by a de-duplicated, sorted "Sources:" list (seed 004)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..contract import parse, strip_markers
+from ..material.library import CourseMaterial
+
+
+@dataclass(frozen=True, order=True)
+class SourceLine:
+    document: str
+    order: tuple[int, float]  # printed slide number (or deck index) / second, for sorting only
+    text: str
+
+
+def _clock(second: int) -> str:
+    return f"{second // 60:02d}:{second % 60:02d}"
+
+
+def source_lines(answer: str, material: CourseMaterial) -> list[str]:
+    """One line per cited source, de-duplicated, sorted by document then position; printed numbers only."""
+    lines: dict[str, SourceLine] = {}
+    for m in parse(answer, "stored"):
+        try:
+            ref = m.source_ref()
+        except ValueError:
+            continue
+        if ref.type == "F":
+            faq = next((f for f in material.faqs if str(f.id) == ref.entity_id), None)
+            if faq is not None:
+                text = f"❓ Course FAQ (question: {faq.question})"
+                lines.setdefault(text, SourceLine("\uffff FAQ", (0, 0), text))
+            continue
+        if not ref.entity_id.isdigit() or int(ref.entity_id) not in material.units:
+            continue
+        um = material.units[int(ref.entity_id)]
+        doc = um.unit.name
+        if ref.page is not None and um.deck is not None and 1 <= ref.page <= len(um.deck.pages):
+            page = um.deck.page(ref.page)
+            parts = [f"slide {page.display_page_number}"] if page.display_page_number else []
+            if page.title:
+                parts.append(f"section: {page.title}")
+            text = f"📄 {doc} ({', '.join(parts)})" if parts else f"📄 {doc}"
+            printed = page.display_page_number or ""
+            order = (int(printed) if printed.isdigit() else ref.page, 0.0)
+        elif ref.start is not None:
+            span = _clock(ref.start) + (f"–{_clock(ref.end)}" if ref.end is not None else "")
+            text = f"🎬 {doc} (video {span})"
+            order = (10**6, float(ref.start))
+        else:
+            text, order = f"📄 {doc}", (0, 0.0)
+        lines.setdefault(text, SourceLine(doc, order, text))
+    return [line.text for line in sorted(lines.values())]
+
+
+def with_sources_list(answer: str, material: CourseMaterial) -> str:
+    """The answer without markers, then "Sources:" and one line per source (nothing when none)."""
+    body = strip_markers(answer).strip()
+    lines = source_lines(answer, material)
+    return f"{body}\n\nSources:\n" + "\n".join(lines) if lines else body

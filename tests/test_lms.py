@@ -1,0 +1,99 @@
+"""The mock LMS: SQLite store, version stamping, server-side resolution, the "Sources:" list."""
+
+from __future__ import annotations
+
+import threading
+from functools import cache
+from pathlib import Path
+
+from citation_core.contract import parse, strip_markers
+from citation_core.lms.resolve import resolve_citations, unit_table
+from citation_core.lms.sources_list import source_lines, with_sources_list
+from citation_core.lms.store import LmsStore
+from citation_core.lms.versions import stamp_versions
+from citation_core.material.library import CourseMaterial, load_material
+from citation_core.material.models import MaterialVersions
+
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_decks"
+
+
+@cache
+def material() -> CourseMaterial:
+    return load_material(SAMPLES)
+
+
+ANSWER = (
+    "Merging is linear.[cite:L:101:6:::MERGE:Merges two halves.] "
+    "The recursion tree has log n levels.[cite:L:101::194:201:Recursion tree:The lecturer draws it.]"
+    "[cite:L:101:6:::MERGE:Merges two halves.] "
+    "Chaining uses lists.[cite:L:201:10:::Chaining:Lists per slot.] "
+    "Bring one sheet.[cite:F:1::::Exam:One handwritten sheet.] A bad one [cite:L:abc:1:::x:y]."
+)
+
+
+def test_store_survives_reopening_and_uses_wal(tmp_path: Path) -> None:
+    db = tmp_path / "sub" / "lms.sqlite3"
+    store = LmsStore(db)
+    assert store.journal_mode() == "wal"
+    conv = store.create_conversation("session-a", 1, 101, "Merge question")
+    store.add_message(conv, "user", "How does merge work?", {"page": 6})
+    store.add_message(conv, "assistant", ANSWER)
+    reopened = LmsStore(db)  # as after an app restart
+    (c,) = reopened.conversations("session-a")
+    assert (c.title, c.unit_id) == ("Merge question", 101)
+    msgs = reopened.messages(c.id)
+    assert [m.role for m in msgs] == ["user", "assistant"] and msgs[0].meta == {"page": 6}
+    assert msgs[1].content == ANSWER
+    assert reopened.conversations("session-b") == []
+
+
+def test_store_takes_writes_from_several_threads(tmp_path: Path) -> None:
+    store = LmsStore(tmp_path / "lms.sqlite3")
+    conv = store.create_conversation("s", 1, 101, "t")
+
+    def write(n: int) -> None:
+        for i in range(20):
+            store.add_message(conv, "user", f"{n}-{i}")
+
+    threads = [threading.Thread(target=write, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(store.messages(conv)) == 80
+
+
+def test_stamp_versions_from_the_cited_units_current_material() -> None:
+    versions = {"101": MaterialVersions(attachment=3, video=2), "201": MaterialVersions(attachment=1, video=1)}
+    stamped = stamp_versions(ANSWER, versions.get)
+    found = parse(stamped, "stored")
+    assert [m.version for m in found] == ["va3", "vt2", "va3", "va1", None, None]
+    assert strip_markers(stamped) == strip_markers(ANSWER)
+    assert stamp_versions(stamped, versions.get) == stamped  # idempotent
+
+
+def test_server_side_resolution_of_lecture_citations() -> None:
+    infos = resolve_citations(ANSWER, material())
+    assert [i.to_json() for i in infos] == [
+        {"entityId": 101, "lectureTitle": "Lecture 1: Divide and Conquer",
+         "lectureUnitTitle": "Merge Sort and the Master Theorem", "lectureId": 10, "courseId": 1},
+        {"entityId": 201, "lectureTitle": "Lecture 2: Hashing", "lectureUnitTitle": "Hash Tables",
+         "lectureId": 20, "courseId": 1},
+    ]
+    table = unit_table(material())
+    assert table["101"]["hasVideo"] and not table["201"]["hasVideo"]
+
+
+def test_sources_list_dedupes_sorts_and_uses_printed_numbers() -> None:
+    lines = source_lines(ANSWER, material())
+    title6 = material().unit(101).deck.page(6).title  # type: ignore[union-attr]
+    title10 = material().unit(201).deck.page(10).title  # type: ignore[union-attr]
+    assert lines == [
+        f"📄 Hash Tables (slide 7, section: {title10})",
+        f"📄 Merge Sort and the Master Theorem (slide 4, section: {title6})",
+        "🎬 Merge Sort and the Master Theorem (video 03:14–03:21)",
+        "❓ Course FAQ (question: When and how is the final exam held?)",
+    ]
+    rendered = with_sources_list(ANSWER, material())
+    assert rendered.startswith(strip_markers(ANSWER).strip() + "\n\nSources:\n📄 Hash Tables")
+    assert with_sources_list("No markers here.", material()) == "No markers here."
