@@ -211,6 +211,7 @@ def _completion_body(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
 
 class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 128  # many parallel clients connect at once (benchmarks)
     block_on_close = False
 
     def __init__(self, owner: LocalChatServer, address: tuple[str, int]) -> None:
@@ -230,6 +231,7 @@ class _HTTPServer(ThreadingHTTPServer):
 
 class _RequestHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive; every response has Content-Length
+    disable_nagle_algorithm = True  # headers and body go out in two writes
     server_version = "LocalChatServer/1.0"
 
     @property

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import ssl
 from typing import Any
 
 import openai
@@ -11,6 +13,17 @@ import openai
 from ..errors import ModelCallError
 from .base import LlmRequest, LlmResponse, ToolCall, Usage, estimate_tokens
 from .config import ModelConfig
+
+
+@functools.cache
+def _transport(timeout: float) -> Any:
+    """The shared request handler under every task's model client (as in Iris).
+
+    Building an HTTP client loads the CA bundle (tens of ms of CPU); one thread-safe connection pool
+    serves all clients instead. It holds no usage or conversation state: each task still has its own
+    model object and gets its own usage back from each call.
+    """
+    return openai.DefaultHttpxClient(verify=ssl.create_default_context(), timeout=timeout)
 
 
 class OpenAIChatModel:
@@ -27,6 +40,7 @@ class OpenAIChatModel:
             api_key=key or "not-needed",
             timeout=config.timeout,
             max_retries=config.max_retries,
+            http_client=_transport(config.timeout),
         )
 
     def _messages(self, request: LlmRequest) -> list[dict[str, Any]]:

@@ -30,9 +30,9 @@ def call_model(
     inputs: Mapping[str, Any],
     seq: int | None = None,
 ) -> LlmResponse:
+    started = trace.now()
     model = factory(role.config)  # every task its own client: no shared usage counters
     request = LlmRequest(task, (ChatMessage("user", prompt),), inputs)
-    started = trace.now()
     try:
         resp = model.complete(request)
     except Exception as exc:

@@ -15,6 +15,7 @@ from difflib import SequenceMatcher
 
 from ..contract.patterns import ANY_MARKER_RE, IRIS_RE
 
+_WS = re.compile(r"\s+")
 _CODE = re.compile(r"^[ \t]*```.*?(?:^[ \t]*```[^\n]*$|\Z)|(`+)(?!`).+?(?<!`)\1(?!`)", re.S | re.M)
 
 
@@ -76,11 +77,12 @@ def validate_placement(answer: str, output: str, allowed: Mapping[str, int]) -> 
     pieces.append(output[pos:])
     stripped = "".join(pieces)
 
-    changed = stripped != answer
+    # whitespace-only differences are not a changed text; markers are still aligned onto the original
+    changed = _WS.sub(" ", stripped).strip() != _WS.sub(" ", answer).strip()
     reanchored: list[int] = []
     dropped: list[int] = []
     mapped: list[tuple[int, int]] = []
-    if not changed:
+    if stripped == answer:
         mapped = found
     else:
         blocks = SequenceMatcher(None, stripped, answer, autojunk=False).get_matching_blocks()
@@ -98,7 +100,8 @@ def validate_placement(answer: str, output: str, allowed: Mapping[str, int]) -> 
             if target is None:
                 dropped.append(seq)
             else:
-                reanchored.append(seq)
+                if changed:
+                    reanchored.append(seq)
                 mapped.append((target, seq))
 
     spans = protected_spans(answer)
