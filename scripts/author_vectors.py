@@ -204,6 +204,16 @@ case("a newline inside the summary is accepted by the patterns", r,
      client=[S(r, "L", "12", "3", "", "", "Split", "Line one\nline two")],
      stored=[V(r, "L", "12", "3", "", "", "Split", "Line one\nline two", None)],
      note="the pipeline never writes one: sanitize collapses whitespace")
+r = "[cite:L:١٢:3:::Split:Divides.]"
+case("non-ASCII digits in the id: server no, client yes", r,
+     client=[S(r, "L", "١٢", "3", "", "", "Split", "Divides.")],
+     stored=[V(r, "L", "١٢", "3", "", "", "Split", "Divides.", None)],
+     note="the Java server's \\d is ASCII only")
+r = "[cite:L:12:3:::Split:Divides.:va2\n]"
+case("a version field followed by a newline is summary text", r,
+     server=[S(r, "L", "12", "3", "", "", "Split", "Divides.:va2\n")],
+     client=[S(r, "L", "12", "3", "", "", "Split", "Divides.:va2\n")],
+     stored=[V(r, "L", "12", "3", "", "", "Split", "Divides.:va2\n", None)])
 case("plain text without markers", "Merge sort is stable and runs in O(n log n).")
 
 

@@ -17,7 +17,7 @@ CitationType = Literal["L", "F"]
 VersionKind = Literal["a", "t"]
 
 _WS = re.compile(r"\s+")
-_VERSION = re.compile(r"^v([at])(\d+)$")
+_VERSION = re.compile(r"v([at])([0-9]+)")
 
 
 def sanitize_field(value: str) -> str:
@@ -120,7 +120,7 @@ class StoredMarker:
 
 
 def parse_version_field(value: str) -> tuple[VersionKind, int] | None:
-    m = _VERSION.match(value)
+    m = _VERSION.fullmatch(value)
     if not m:
         return None
     kind: VersionKind = "a" if m.group(1) == "a" else "t"

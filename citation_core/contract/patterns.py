@@ -19,13 +19,13 @@ PatternName = Literal["iris", "server", "client", "stored"]
 PATTERN_NAMES: tuple[PatternName, ...] = ("iris", "server", "client", "stored")
 
 IRIS_RE = re.compile(r"\[cite:([LF]):([^:\]]*):([^:\]]*):([^:\]]*):([^:\]]*)!(\d+)\]")
-# The Artemis server pattern, with capture groups added around the fields it already delimits.
-SERVER_RE = re.compile(r"\[cite:(L):(\d+):([^:\]]*):([^:\]]*):([^:\]]*):([^:\]]*):([^\]]*)\]")
+# The Artemis server pattern (Java: \d is ASCII only), with capture groups around the fields it delimits.
+SERVER_RE = re.compile(r"\[cite:(L):([0-9]+):([^:\]]*):([^:\]]*):([^:\]]*):([^:\]]*):([^\]]*)\]")
 # The Artemis client pattern (JavaScript ``[^:[\]]`` is ``[^:\[\]]`` here), with capture groups.
 CLIENT_RE = re.compile(
     r"\[cite:([LF]):([^:\[\]]+):([^:\[\]]*):([^:\[\]]*):([^:\[\]]*):([^:\[\]]*):([^\[\]]*)\]"
 )
-_VERSION_TAIL = re.compile(r":(v[at]\d+)$")
+_VERSION_TAIL = re.compile(r":(v[at][0-9]+)\Z")
 
 
 @dataclass(frozen=True)
