@@ -1,0 +1,162 @@
+"""The citation chip renderer as one Streamlit custom component (components v2), plus a standalone preview.
+
+Data sent to the component (``data``)::
+
+    {"html":  render_markdown(answer_text),      # pre-escaped; markers are <span class="cite-raw">
+     "units": {"<unit id>": {"lectureTitle", "lectureUnitTitle", "lectureId", "courseId",
+                             "attachmentVersion", "videoVersion", "hasDeck", "hasVideo"}},
+     "faqs":  {"<faq id>": {"question"}}}
+
+Click value (trigger ``click``; a fresh ``nonce`` per click, so a second click on the same chip is a
+new value)::
+
+    {"kind": "slide", "unitId": str, "page": int, "nonce": str}
+    {"kind": "video", "unitId": str, "start": int, "end": int | None, "nonce": str}
+    {"kind": "unit",  "unitId": str, "stale": bool, "nonce": str}
+    # stale chip (stale True); or no page/start, or the unit has hasDeck/hasVideo False (stale False)
+
+FAQ chips send nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from .render import render_markdown
+
+__all__ = [
+    "COMPONENT_NAME",
+    "chip_component",
+    "chip_component_css",
+    "chip_component_js",
+    "chip_data",
+    "html_preview_document",
+    "render_chips",
+]
+
+COMPONENT_NAME = "citation_studio_chips"
+ASSET_DIR = Path(__file__).resolve().parents[1] / "components" / "chips"
+
+
+def _read(name: str) -> str:
+    return (ASSET_DIR / name).read_text(encoding="utf-8")
+
+
+def chip_component_js() -> str:
+    """The component module: the client parser followed by the renderer (default export)."""
+    return _read("citation_parser.js") + "\n\n" + _read("chips.js")
+
+
+def chip_component_css() -> str:
+    return _read("chips.css")
+
+
+def chip_data(answer_text: str, units: Mapping[str, Any], faqs: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON data the component receives (keys of units and faqs as strings)."""
+    return {
+        "html": render_markdown(answer_text),
+        "units": {str(k): dict(v) for k, v in units.items()},
+        "faqs": {str(k): dict(v) for k, v in faqs.items()},
+    }
+
+
+@cache
+def chip_component() -> Callable[..., Any]:
+    """Declare the component once per process and return its mount function."""
+    import streamlit as st
+
+    return st.components.v2.component(
+        COMPONENT_NAME,
+        css=chip_component_css(),
+        js=chip_component_js(),
+    )
+
+
+def _ignore_click() -> None:
+    """Registering a callback is what makes Streamlit report the ``click`` trigger."""
+
+
+def render_chips(
+    answer_text: str, units: Mapping[str, Any], faqs: Mapping[str, Any], key: str
+) -> dict[str, Any] | None:
+    """Render the answer with chips; return the click value of this rerun, or None."""
+    mount = chip_component()
+    result = mount(
+        key=key,
+        data=chip_data(answer_text, units, faqs),
+        on_click_change=_ignore_click,
+    )
+    value = getattr(result, "click", None) if result is not None else None
+    return value if isinstance(value, dict) else None
+
+
+def _json_for_script(value: Any) -> str:
+    """JSON that is safe inside a <script> element (no "</script", "<!--" or line separators)."""
+    text = json.dumps(value, ensure_ascii=False)
+    return (
+        text.replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
+
+
+_PREVIEW_TEMPLATE = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Citation chips preview</title>
+<style>
+  html {{ background: #ffffff; }}
+  body {{ margin: 0; padding: 40px 48px; color: #1f2430;
+         font-family: "Source Sans Pro", "Source Sans 3", system-ui, -apple-system, "Segoe UI", sans-serif; }}
+  #chips-host {{ max-width: 760px; }}
+</style>
+</head>
+<body>
+<div id="chips-host" data-testid="chips-host"></div>
+<script type="application/json" id="chips-payload">{payload}</script>
+<script type="module">
+{js}
+
+// ---- preview stub: mounts the component like Streamlit does (shadow root, CSS inside it) ----
+const payload = JSON.parse(document.getElementById("chips-payload").textContent);
+window.__clicks = [];
+const host = document.getElementById("chips-host");
+const shadow = host.attachShadow({{ mode: "open" }});
+const style = document.createElement("style");
+style.textContent = payload.css;
+shadow.appendChild(style);
+window.__unmount = mountCitationChips({{
+  name: "{name}",
+  key: "preview",
+  data: payload.data,
+  parentElement: shadow,
+  setStateValue: () => {{}},
+  setTriggerValue: (event, value) => window.__clicks.push({{ event, value }}),
+}});
+window.__mountCitationChips = mountCitationChips;
+window.__chipsReady = true;
+</script>
+</body>
+</html>
+"""
+
+
+def html_preview_document(answer_text: str, units: Mapping[str, Any], faqs: Mapping[str, Any]) -> str:
+    """A standalone HTML page rendering the answer with the same CSS and JS as the component.
+
+    Clicks are recorded in ``window.__clicks`` as ``{event, value}``; ``window.__chipsReady`` is set
+    once the chips are rendered; ``window.__mountCitationChips`` is the component's entry point.
+    """
+    js = chip_component_js()
+    if "</script" in js.lower():
+        raise ValueError("component JavaScript must not contain '</script'")
+    payload = {"css": chip_component_css(), "data": chip_data(answer_text, units, faqs)}
+    return _PREVIEW_TEMPLATE.format(payload=_json_for_script(payload), js=js, name=COMPONENT_NAME)

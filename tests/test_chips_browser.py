@@ -1,0 +1,482 @@
+"""The chip renderer in headless Chromium, on standalone preview documents (no Streamlit needed).
+
+The preview mounts the very same component module (citation_parser.js + chips.js) and CSS into a
+shadow root like Streamlit does, and records trigger values in ``window.__clicks``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from citation_core.lms.chips_component import html_preview_document
+
+pytestmark = pytest.mark.e2e
+
+CHROMIUM = "/usr/bin/chromium"
+SCREENSHOT = Path("/tmp/chips_preview.png")
+VECTORS = Path(__file__).resolve().parents[1] / "citation_core" / "contract" / "vectors.json"
+CASES: list[dict[str, Any]] = json.loads(VECTORS.read_text(encoding="utf-8"))["cases"]
+
+UNITS: dict[str, dict[str, Any]] = {
+    "12": {
+        "lectureTitle": "Algorithms and Data Structures",
+        "lectureUnitTitle": "Sorting: Merge Sort",
+        "lectureId": 3,
+        "courseId": 1,
+        "attachmentVersion": 2,
+        "videoVersion": 13,
+        "hasDeck": True,
+        "hasVideo": True,
+    },
+    "7": {
+        "lectureTitle": "算法",
+        "lectureUnitTitle": "归并排序",
+        "lectureId": 4,
+        "courseId": 1,
+        "attachmentVersion": 1,
+        "videoVersion": None,
+        "hasDeck": True,
+        "hasVideo": False,
+    },
+}
+FAQS: dict[str, dict[str, Any]] = {"17": {"question": "Is the exam open book?"}}
+
+SLIDE = "[cite:L:12:3:::Merge step:Combines two sorted halves into one sorted list.:va2]"
+SLIDE2 = "[cite:L:12:4:::Split:Divides the list at its midpoint.:va2]"
+VIDEO = "[cite:L:12::75:92:Recursion tree:The lecturer explains the recursion tree.:vt13]"
+FAQ = "[cite:F:17::::Exam:The exam is open book.:va1]"
+STALE = "[cite:L:12:5:::Cost:Each level does linear work.:va1]"
+BROKEN = "[cite:L:12:3::Split]"
+
+ANSWER = f"""Merge sort is a **divide and conquer** algorithm: it splits the list, sorts both halves
+recursively and merges them.{SLIDE} {SLIDE2}
+
+- The recursion is log n levels deep {VIDEO}.
+- Every level does linear work.{STALE}
+- You may bring your notes to the exam.{FAQ}
+
+A marker in code stays code: `{SLIDE}`.
+"""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium to run the browser tests")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        yield b
+        b.close()
+
+
+class Preview:
+    """One page showing preview documents; collects console errors and uncaught exceptions."""
+
+    def __init__(self, page: Any, tmp_path: Path) -> None:
+        self.page = page
+        self.tmp_path = tmp_path
+        self.errors: list[str] = []
+        self.count = 0
+        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+    def open(self, text: str, units: dict[str, Any] | None = None, faqs: dict[str, Any] | None = None) -> Any:
+        self.count += 1
+        path = self.tmp_path / f"preview_{self.count}.html"
+        doc = html_preview_document(text, UNITS if units is None else units, FAQS if faqs is None else faqs)
+        path.write_text(doc, encoding="utf-8")
+        self.page.goto(path.as_uri())
+        self.page.wait_for_function("window.__chipsReady === true")
+        return self.page
+
+    def clicks(self) -> list[dict[str, Any]]:
+        return list(self.page.evaluate("window.__clicks"))
+
+    def body_text(self) -> str:
+        return str(self.page.evaluate("document.getElementById('chips-host').shadowRoot.textContent"))
+
+    def chip(self, keyword: str) -> Any:
+        return self.page.locator(".cite-chip-wrap", has=self.page.locator(".cite-chip__label", has_text=keyword))
+
+    def away(self) -> None:
+        self.page.mouse.move(1, 1)
+
+
+@pytest.fixture
+def preview(browser: Any, tmp_path: Path) -> Iterator[Preview]:
+    context = browser.new_context(viewport={"width": 960, "height": 640}, device_scale_factor=2)
+    page = context.new_page()
+    yield Preview(page, tmp_path)
+    context.close()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_every_vector_renders_without_console_errors(preview: Preview, case: dict[str, Any]) -> None:
+    page = preview.open(case["text"])
+    assert preview.errors == []
+    assert page.locator(".cite-raw").count() == 0, "every candidate became a chip or text"
+    chips = page.locator(".cite-chip").count()
+    text = list(case["text"])
+    # chips come from stored matches outside code; a newline inside a marker never reaches the client
+    eligible = [
+        m
+        for m in case["expect"]["stored"]
+        if "`" not in case["text"] and "\n" not in "".join(text[m["span"][0] : m["span"][1]])
+    ]
+    if len(eligible) == 1:
+        assert chips == 1
+        label = page.locator(".cite-chip__label").inner_text()
+        m = eligible[0]
+        assert label == ((m["keyword"] or "").strip() or ("FAQ" if m["type"] == "F" else "Source"))
+    else:
+        assert (chips > 0) == bool(eligible) and chips <= len(eligible)
+
+
+def test_hover_shows_summary_unit_and_lecture(preview: Preview) -> None:
+    page = preview.open(ANSWER)
+    wrap = preview.chip("Recursion tree")
+    tip = wrap.locator(".cite-tip")
+    assert not tip.is_visible()
+    wrap.locator(".cite-chip").hover()
+    tip.wait_for(state="visible")
+    assert "The lecturer explains the recursion tree." in tip.inner_text()
+    assert "Sorting: Merge Sort" in tip.inner_text()
+    assert "Algorithms and Data Structures" in tip.inner_text()
+    assert "1:15" in tip.locator(".cite-tip__where").inner_text()
+    preview.away()
+    tip.wait_for(state="hidden")
+    assert preview.errors == []
+    assert page.locator(".cite-chip").count() == 4
+
+
+def test_keyboard_focus_shows_tooltip_and_escape_hides_it(preview: Preview) -> None:
+    page = preview.open(ANSWER)
+    page.keyboard.press("Tab")
+    first = page.locator(".cite-chip-wrap").first
+    tip = first.locator(".cite-tip")
+    tip.wait_for(state="visible")
+    assert "Combines two sorted halves" in tip.inner_text()
+    aria = first.locator(".cite-chip").get_attribute("aria-label")
+    assert aria is not None and "Merge step" in aria and "1 more" in aria
+    page.keyboard.press("Escape")
+    tip.wait_for(state="hidden")
+    page.keyboard.press("Enter")
+    assert [c["value"]["kind"] for c in preview.clicks()] == ["slide"]
+
+
+def test_group_shows_plus_n_and_pages_through_summaries(preview: Preview) -> None:
+    preview.open(ANSWER)
+    wrap = preview.chip("Merge step")
+    assert wrap.locator(".cite-chip__more").inner_text() == "+1"
+    assert wrap.locator(".cite-chip").inner_text().replace("\n", " ").strip() == "Merge step +1"
+    wrap.locator(".cite-chip").hover()
+    tip = wrap.locator(".cite-tip")
+    tip.wait_for(state="visible")
+    assert tip.locator(".cite-tip__count").inner_text() == "1 / 2"
+    assert "Combines two sorted halves" in tip.inner_text()
+    assert tip.locator(".cite-tip__nav--prev").is_disabled()
+    tip.locator(".cite-tip__nav--next").click()
+    assert tip.locator(".cite-tip__count").inner_text() == "2 / 2"
+    assert "Divides the list at its midpoint." in tip.inner_text()
+    assert "Combines two sorted halves" not in tip.inner_text()
+    assert tip.locator(".cite-tip__nav--next").is_disabled()
+    assert preview.clicks() == [], "paging is not a chip click"
+    # the chip now opens the member shown in the card
+    wrap.locator(".cite-chip").click()
+    assert [c["value"]["page"] for c in preview.clicks()] == [4]
+    tip.locator(".cite-tip__nav--prev").click()
+    assert tip.locator(".cite-tip__count").inner_text() == "1 / 2"
+    assert preview.errors == []
+
+
+def test_group_with_a_broken_member_stays_raw_text(preview: Preview) -> None:
+    page = preview.open(f"One {SLIDE} {BROKEN} two {VIDEO}")
+    assert page.locator(".cite-chip").count() == 1  # only the separate video marker
+    text = preview.body_text()
+    assert SLIDE in text and BROKEN in text
+    assert preview.errors == []
+
+
+def test_intermediate_markers_stay_raw_text(preview: Preview) -> None:
+    page = preview.open("A.[cite:L:12:3::!1] B.")
+    assert page.locator(".cite-chip").count() == 0
+    assert "[cite:L:12:3::!1]" in preview.body_text()
+
+
+def test_slide_chip_click_records_slide_and_page(preview: Preview) -> None:
+    page = preview.open(f"Merging is linear.{SLIDE}")
+    page.locator(".cite-chip").click()
+    [click] = preview.clicks()
+    assert click["event"] == "click"
+    value = click["value"]
+    assert {k: value[k] for k in ("kind", "unitId", "page")} == {"kind": "slide", "unitId": "12", "page": 3}
+    assert isinstance(value["nonce"], str) and value["nonce"]
+
+
+def test_video_chip_click_records_start_and_end(preview: Preview) -> None:
+    page = preview.open(f"Depth.{VIDEO}")
+    page.locator(".cite-chip").click()
+    [click] = preview.clicks()
+    assert {k: click["value"][k] for k in ("kind", "unitId", "start", "end")} == {
+        "kind": "video",
+        "unitId": "12",
+        "start": 75,
+        "end": 92,
+    }
+
+
+def test_clicking_twice_records_two_clicks_with_different_nonces(preview: Preview) -> None:
+    page = preview.open(f"Merging is linear.{SLIDE}")
+    chip = page.locator(".cite-chip")
+    chip.click()
+    chip.click()
+    clicks = preview.clicks()
+    assert len(clicks) == 2
+    assert clicks[0]["value"]["nonce"] != clicks[1]["value"]["nonce"]
+    assert {k: v for k, v in clicks[0]["value"].items() if k != "nonce"} == {
+        k: v for k, v in clicks[1]["value"].items() if k != "nonce"
+    }
+
+
+def test_faq_chip_is_not_clickable(preview: Preview) -> None:
+    page = preview.open(f"Bring notes.{FAQ}")
+    chip = page.locator(".cite-chip")
+    assert chip.get_attribute("aria-disabled") == "true"
+    assert chip.evaluate("el => getComputedStyle(el).cursor") == "default"
+    chip.click(force=True)  # aria-disabled makes Playwright wait for "enabled"; click anyway
+    chip.press("Enter")
+    assert preview.clicks() == []
+    tip = page.locator(".cite-tip")
+    chip.hover()
+    tip.wait_for(state="visible")
+    assert "The exam is open book." in tip.inner_text()
+    assert "Is the exam open book?" in tip.inner_text()
+
+
+def test_keyword_fallbacks(preview: Preview) -> None:
+    page = preview.open("A.[cite:F:17:::::The exam is open book.] B.[cite:L:12:3::::Only a summary.]")
+    labels = page.locator(".cite-chip__label").all_inner_texts()
+    assert labels == ["FAQ", "Source"]
+
+
+def test_stale_chip_warns_and_opens_the_unit(preview: Preview) -> None:
+    page = preview.open(f"Linear work.{STALE} Fresh.{SLIDE}")
+    stale = preview.chip("Cost")
+    assert "cite-chip--stale" in (stale.locator(".cite-chip").get_attribute("class") or "")
+    fresh = preview.chip("Merge step")
+    assert "cite-chip--stale" not in (fresh.locator(".cite-chip").get_attribute("class") or "")
+    stale.locator(".cite-chip").hover()
+    tip = stale.locator(".cite-tip")
+    tip.wait_for(state="visible")
+    assert "The material changed since this answer was written" in tip.inner_text()
+    stale.locator(".cite-chip").click()
+    [click] = preview.clicks()
+    assert {k: click["value"][k] for k in ("kind", "unitId", "stale")} == {
+        "kind": "unit",
+        "unitId": "12",
+        "stale": True,
+    }
+    assert "page" not in click["value"]
+    assert page.locator(".cite-tip__stale").count() == 1
+
+
+def test_stale_video_compares_the_transcript_version(preview: Preview) -> None:
+    page = preview.open("[cite:L:12::75:92:Recursion:Old transcript.:vt12] [cite:L:12::75:92:Recursion:Same.:va1]")
+    # a space-separated pair is one group: the first member is stale, the second is not
+    page.locator(".cite-chip").click()
+    assert preview.clicks()[0]["value"]["kind"] == "unit"
+
+
+XSS_KEYWORD = "<img src=x onerror=window.__xss=1>"
+XSS_SUMMARY = "<script>window.__xss=2</script><img src=x onerror=window.__xss=3>"
+
+
+def test_html_in_markers_text_and_data_renders_as_text(preview: Preview) -> None:
+    units = {
+        "12": dict(
+            UNITS["12"],
+            lectureTitle="<img src=x onerror=window.__xss=4>",
+            lectureUnitTitle="<script>window.__xss=5</script>",
+        )
+    }
+    faqs = {"17": {"question": "<img src=x onerror=window.__xss=6>"}}
+    text = (
+        f"<script>window.__xss=7</script> <img src=x onerror=window.__xss=8> "
+        f"[x](javascript:window.__xss=9) [cite:L:12:3:::{XSS_KEYWORD}:{XSS_SUMMARY}] "
+        f"and [cite:F:17::::{XSS_KEYWORD}:{XSS_SUMMARY}]"
+    )
+    page = preview.open(text, units=units, faqs=faqs)
+    for wrap in page.locator(".cite-chip-wrap").all():
+        wrap.locator(".cite-chip").hover()
+        wrap.locator(".cite-tip").wait_for(state="visible")
+        page.wait_for_timeout(50)
+    page.locator(".cite-chip").first.click()
+    page.locator("p").first.click()  # would follow a live javascript: link if there were one
+    page.wait_for_timeout(200)
+    assert page.evaluate("typeof window.__xss") == "undefined"
+    counts = page.evaluate(
+        "(() => { const r = document.getElementById('chips-host').shadowRoot;"
+        " return [r.querySelectorAll('img').length, r.querySelectorAll('script').length,"
+        " r.querySelectorAll('a').length]; })()"
+    )
+    assert counts == [0, 0, 0]
+    labels = page.locator(".cite-chip__label").all_inner_texts()
+    assert labels == [XSS_KEYWORD, XSS_KEYWORD]
+    text_out = preview.body_text()
+    for needle in (XSS_SUMMARY, "<script>window.__xss=5</script>", "<img src=x onerror=window.__xss=4>"):
+        assert needle in text_out
+    assert "<img src=x onerror=window.__xss=6>" in text_out
+    assert preview.errors == []
+
+
+def test_screenshot_of_an_answer_with_an_open_tooltip(preview: Preview) -> None:
+    page = preview.open(ANSWER)
+    page.set_viewport_size({"width": 900, "height": 560})
+    wrap = preview.chip("Merge step")
+    wrap.locator(".cite-chip").hover()
+    wrap.locator(".cite-tip").wait_for(state="visible")
+    wrap.locator(".cite-tip__nav--next").click()
+    page.wait_for_timeout(200)  # let the fade-in finish
+    page.screenshot(path=str(SCREENSHOT))
+    assert SCREENSHOT.stat().st_size > 10_000
+
+
+STREAMLIT_APP = """
+import json
+import streamlit as st
+from citation_core.lms.chips_component import render_chips
+
+UNITS = json.loads({units!r})
+FAQS = json.loads({faqs!r})
+st.session_state.setdefault("clicks", [])
+value = render_chips({text!r}, UNITS, FAQS, key="answer")
+if value is not None:
+    st.session_state.clicks.append(value)
+st.code(json.dumps(st.session_state.clicks), language=None)
+"""
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_clicks_reach_python_through_streamlit(browser: Any, tmp_path: Path) -> None:
+    """The real component in a real Streamlit server: each click is one new value in Python."""
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    app = tmp_path / "chips_app.py"
+    text = f"Merging is linear.{SLIDE} Depth.{VIDEO} Notes.{FAQ}"
+    app.write_text(STREAMLIT_APP.format(units=json.dumps(UNITS), faqs=json.dumps(FAQS), text=text), encoding="utf-8")
+    port = _free_port()
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(port), "--server.address",
+         "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+        cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    context = browser.new_context(viewport={"width": 1000, "height": 700})
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(url + "/_stcore/health", timeout=2).read()
+                break
+            except OSError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise AssertionError("streamlit did not start") from None
+                time.sleep(0.3)
+        page = context.new_page()
+        page.goto(url)
+        chips = page.locator(".cite-chip")
+        chips.first.wait_for(timeout=60_000)
+        assert chips.count() == 3
+        code = page.locator("code").last
+
+        def recorded(n: int) -> list[dict[str, Any]]:
+            page.wait_for_function(
+                "n => { const c = [...document.querySelectorAll('code')].pop();"
+                " return c && JSON.parse(c.textContent).length === n; }",
+                arg=n,
+                timeout=30_000,
+            )
+            return list(json.loads(code.inner_text()))
+
+        chips.nth(0).click()
+        first = recorded(1)
+        chips.nth(0).click()
+        second = recorded(2)
+        chips.nth(1).click()
+        third = recorded(3)
+        assert [c["kind"] for c in third] == ["slide", "slide", "video"]
+        assert first[0]["page"] == 3 and third[2]["start"] == 75
+        assert second[0]["nonce"] != second[1]["nonce"]
+        chips.nth(2).click(force=True)  # the FAQ chip sends nothing
+        page.wait_for_timeout(1500)
+        assert len(json.loads(code.inner_text())) == 3
+    finally:
+        context.close()
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def test_unknown_unit_and_missing_deck_or_video_open_the_unit(preview: Preview) -> None:
+    units = {"12": dict(UNITS["12"], hasDeck=False, hasVideo=False)}
+    text = f"A.{SLIDE} B.{VIDEO} C.[cite:L:99:3:::Lost:Unknown unit.] D.[cite:L:12::::Unit:No position.]"
+    page = preview.open(text, units)
+    chips = page.locator(".cite-chip")
+    assert chips.count() == 4
+    for i in range(4):
+        chips.nth(i).click()
+    kinds = [(c["value"]["kind"], c["value"]["unitId"], c["value"].get("stale")) for c in preview.clicks()]
+    assert kinds == [("unit", "12", False), ("unit", "12", False), ("slide", "99", None), ("unit", "12", False)]
+    lost = preview.chip("Lost")
+    lost.locator(".cite-chip").hover()
+    lost.locator(".cite-tip").wait_for(state="visible")
+    assert "Unit 99 (not found)" in lost.locator(".cite-tip").inner_text()
+
+
+def test_empty_or_malformed_data_renders_without_errors(preview: Preview) -> None:
+    page = preview.open("")
+    assert page.locator(".cite-chip").count() == 0
+    result = page.evaluate(
+        """(() => {
+          const out = [];
+          for (const data of [null, {}, {html: 5, units: [], faqs: "x"},
+                              {html: '<p><span class="cite-raw" data-cite="[cite:L:1:2:::k:s]">x</span></p>',
+                               units: {"1": null}, faqs: null}]) {
+            const host = document.createElement("div");
+            document.body.appendChild(host);
+            const shadow = host.attachShadow({mode: "open"});
+            const cleanup = window.__mountCitationChips({data, parentElement: shadow,
+              setStateValue() {}, setTriggerValue() {}});
+            out.push(shadow.querySelectorAll(".cite-chip").length);
+            cleanup();
+            out.push(shadow.childNodes.length);
+          }
+          return out;
+        })()"""
+    )
+    assert result == [0, 0, 0, 0, 0, 0, 1, 0]
+    assert preview.errors == []
