@@ -1,7 +1,13 @@
-"""Citation Studio app entry point."""
+"""Citation Studio: the Iris citation pipeline and Artemis-like source chips, in one app."""
 
 import streamlit as st
 
-st.set_page_config(page_title="Citation Studio", layout="wide")
-st.title("Citation Studio")
-st.write("The citation contract is in place; the pipeline pages follow.")
+st.set_page_config(page_title="Citation Studio", page_icon=":material/attach_file:", layout="wide")
+
+pages = [
+    st.Page("pages/ask.py", title="Ask", icon=":material/forum:", default=True),
+    st.Page("pages/chip_preview.py", title="Chip preview", icon=":material/sell:"),
+    st.Page("pages/language_qa.py", title="Language QA", icon=":material/translate:"),
+    st.Page("pages/library.py", title="Library", icon=":material/library_books:"),
+]
+st.navigation(pages, position="top").run()

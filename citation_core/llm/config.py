@@ -114,6 +114,7 @@ def _model(path: Path, i: int, raw: Any) -> ModelConfig:
 
 
 OVERRIDE_ENV = "CITATION_STUDIO_LLM"
+DB_ENV = "CITATION_STUDIO_DB"
 
 
 def load_config(
@@ -174,7 +175,7 @@ def load_config(
         models=models,
         llm_configuration=llm_cfg,
         keyword_strategy=strategy,
-        database=str(storage.get("database", "data/citation_studio.sqlite3")),
+        database=os.environ.get(DB_ENV) or str(storage.get("database", "data/citation_studio.sqlite3")),
         course_dirs=tuple(material.get("course_dirs", ["sample_decks"])),
         prompts_dir=str(app.get("prompts_dir", "prompts")),
         max_upload_mb=int(material.get("max_upload_mb", 50)),

@@ -1,0 +1,1 @@
+"""Support for the Streamlit app: services without Streamlit, and session-safe caching with it."""

@@ -1,0 +1,63 @@
+"""Language QA: one question across several user languages, with the language of every keyword and summary."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from citation_core.app import cached
+from citation_core.app.services import chat_pipeline
+from citation_core.app.widgets import chips, model_badges
+from citation_core.chat.view import ViewPosition
+from citation_core.errors import CitationStudioError
+from citation_core.lms.language_check import check_citations
+from citation_core.pipeline.languages import LANGUAGES
+
+st.title("Language QA")
+st.caption("Runs one question (or a pasted answer) once per language. Every prompt of a run starts with the "
+           "language line; the detected language of each keyword and summary is compared with the requested one.")
+config = cached.config()
+courses = cached.courses()
+top = st.columns(3)
+material = courses[top[0].selectbox("Course", list(courses))]
+unit_id = top[1].selectbox("Unit", list(material.units), format_func=lambda u: material.units[u].unit.name)
+um = material.unit(unit_id)
+page = top[2].number_input("Open deck page", 1, len(um.deck.pages) if um.deck else 1, 3) if um.deck else None
+second = None if um.deck else top[2].number_input("Open second", 0.0, value=30.0)
+offline = model_badges(config, "default")
+
+with st.form("qa"):
+    question = st.text_input("Question", "How does the merge step combine two sorted halves?")
+    pasted = st.text_area("Or paste an answer to cite (QA mode)", height=90)
+    languages = st.multiselect("Languages", list(LANGUAGES), default=["en", "de", "fr"],
+                               format_func=lambda c: f"{LANGUAGES[c].native} ({c})")
+    run = st.form_submit_button("Run", type="primary")
+
+if run and languages:
+    if offline:
+        st.info("The offline model cannot translate: expect mismatches for languages other than the material's "
+                f"({um.unit.language}). That is the check working, not a bug.")
+    pipeline = chat_pipeline(config, material)
+    cols = st.columns(len(languages))
+    position = ViewPosition(unit_id, page=int(page)) if page else ViewPosition(unit_id, second=float(second or 0))
+    for col, code in zip(cols, languages, strict=True):
+        with col:
+            st.markdown(f"### {LANGUAGES[code].native} `{code}`")
+            try:
+                with st.spinner("running…"):
+                    result = pipeline(question, position, user_language=code, pasted_answer=pasted.strip() or None)
+            except CitationStudioError as exc:
+                st.error(str(exc))
+                continue
+            rows = check_citations(result.citations, code)
+            bad = [r for r in rows if r.verdict == "mismatch"]
+            (st.error if bad else st.success)(f"{len(bad)} mismatch(es) in {len(rows)} fields")
+            chips(result.answer, material, key=f"qa-{code}")
+            st.dataframe([{"seq": r.seq, "field": r.field, "text": r.text, "detected": r.detected or "—",
+                           "confidence": r.confidence,
+                           "verdict": {"ok": "✅ ok", "mismatch": "❌ mismatch", "uncertain": "❔ too short",
+                                       "empty": "∅ empty"}[r.verdict]} for r in rows], hide_index=True)
+            with st.expander("Prompts (first lines)"):
+                for name, trace in result.traces.items():
+                    for call in trace.calls:
+                        st.caption(f"{name} · {call.task}")
+                        st.code("\n".join(call.prompt.splitlines()[:2]), language="text", wrap_lines=True)

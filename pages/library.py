@@ -1,0 +1,70 @@
+"""Library: courses, units, decks page by page, transcripts, FAQs; upload a deck of your own."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from citation_core.app import cached
+from citation_core.app.services import LIBRARY_DIR
+from citation_core.errors import CitationStudioError
+from citation_core.material.uploads import Upload, add_upload
+
+st.title("Library")
+config = cached.config()
+
+with st.expander("Upload a deck", expanded=False):
+    with st.form("upload", clear_on_submit=True):
+        deck = st.file_uploader("Deck (PDF)", type=None, key="up_deck")
+        transcript = st.file_uploader("Transcript (WebVTT or SubRip, optional)", type=None, key="up_tr")
+        faqs = st.file_uploader("FAQs (YAML, optional)", type=None, key="up_faq")
+        go = st.form_submit_button("Add to library", type="primary")
+    if go:
+        if deck is None:
+            st.warning("Choose a PDF first.")
+        else:
+            try:
+                res = add_upload(
+                    config.path(LIBRARY_DIR), Upload(deck.name, deck.getvalue()),
+                    Upload(transcript.name, transcript.getvalue()) if transcript else None,
+                    Upload(faqs.name, faqs.getvalue()) if faqs else None,
+                    max_bytes=config.max_upload_mb * 1_000_000,
+                )
+            except CitationStudioError as exc:
+                st.error(str(exc))
+            else:
+                verb = "Replaced" if res.replaced else "Added"
+                st.success(f"{verb} “{res.unit_name}” (unit {res.unit_id}, {res.pages} pages, attachment version "
+                           f"{res.attachment_version}). Answers stored for an older version now show as stale.")
+                for w in res.warnings:
+                    st.warning(w)
+
+courses = cached.courses()
+material = courses[st.selectbox("Course", list(courses))]
+st.caption(f"{len(material.units)} units · {len(material.faqs)} FAQs · language {material.course.language}")
+for w in material.warnings:
+    st.warning(w)
+
+unit_tabs = st.tabs([um.unit.name for um in material.units.values()] + ["FAQs"])
+for tab, um in zip(unit_tabs, material.units.values(), strict=False):
+    with tab:
+        u = um.unit
+        st.markdown(f"**{u.lecture_name} › {u.name}** · unit {u.id} · versions: attachment "
+                    f"{u.versions.attachment}, video {u.versions.video}")
+        if um.deck is not None:
+            st.markdown(f"Deck `{um.deck.path.name}` · {len(um.deck.pages)} pages")
+            per_row = 4
+            pages = list(um.deck.pages)
+            for i in range(0, len(pages), per_row):
+                cols = st.columns(per_row)
+                for col, p in zip(cols, pages[i:i + per_row], strict=False):
+                    with col:
+                        st.image(cached.deck_png(um.deck.path, p.page_number, 320), use_container_width=True)
+                        st.caption(f"page {p.page_number} · printed **{p.display_page_number or '—'}** "
+                                   f"({p.display_source}) · {p.title[:40]}")
+        if um.transcript is not None:
+            with st.expander(f"Transcript `{um.transcript.path.name}` · {len(um.transcript.cues)} cues"):
+                st.dataframe([{"start": c.start, "end": c.end, "text": c.text} for c in um.transcript.cues],
+                             hide_index=True)
+with unit_tabs[-1]:
+    st.dataframe([{"id": f.id, "question": f.question, "answer": f.answer} for f in material.faqs],
+                 hide_index=True)

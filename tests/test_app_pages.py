@@ -1,0 +1,84 @@
+"""The Python side of every page, through Streamlit's AppTest (no browser)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from citation_core.contract import parse
+from citation_core.lms.store import LmsStore
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def isolated_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    db = tmp_path / "lms.sqlite3"
+    monkeypatch.setenv("CITATION_STUDIO_DB", str(db))
+    monkeypatch.chdir(ROOT)
+    st.cache_resource.clear()
+    yield db
+    st.cache_resource.clear()
+
+
+def page(name: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages" / name), default_timeout=60)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def captions(at: AppTest) -> str:
+    return " ".join(m.value for m in at.markdown)
+
+
+def test_ask_page_shows_the_viewer_caption_with_printed_number_and_index() -> None:
+    at = page("ask.py")
+    assert "Unnumbered slide (page 1 of 17)" in captions(at)
+    for _ in range(5):
+        at.button(key="next").click().run()
+    assert "Slide 4 (page 6 of 17)" in captions(at)
+    assert any("Offline model" in m.value for m in at.markdown)
+
+
+def test_asking_stores_the_answer_in_stored_form(isolated_store: Path) -> None:
+    at = page("ask.py")
+    for _ in range(5):
+        at.button(key="next").click().run()
+    at.text_area[0].input("How does the merge procedure combine two sorted halves?")
+    at.button[-1].click().run()  # the form's Ask button is rendered last in the form
+    assert not at.exception, at.exception
+    store = LmsStore(isolated_store)
+    (conv,) = store.conversations()
+    user, assistant = store.messages(conv.id)
+    assert user.content.startswith("How does the merge procedure")
+    stored = parse(assistant.content, "stored")
+    assert stored and all(m.version in ("va1", "vt1") for m in stored if m.type == "L")
+    assert any(m.page == "6" for m in stored)
+
+
+def test_chip_preview_page_lists_every_parser() -> None:
+    at = page("chip_preview.py")
+    text = captions(at)
+    for pattern in ("iris", "server", "client", "stored"):
+        assert f"**{pattern}**" in text
+    assert len(at.code) >= 40  # the gallery shows every contract vector
+
+
+def test_language_qa_page_flags_languages() -> None:
+    at = page("language_qa.py")
+    at.button[0].click().run()
+    assert not at.exception, at.exception
+    assert len(at.dataframe) == 3  # en, de, fr side by side
+    assert any("mismatch" in s.value for s in at.error) or any("mismatch" in s.value for s in at.success)
+
+
+def test_library_page_lists_pages_with_their_number_source() -> None:
+    at = page("library.py")
+    text = " ".join(c.value for c in at.caption)
+    assert "page 3 · printed **1** (page_labels)" in text
+    assert "page 3 · printed **1** (text)" in text  # the deck that prints "N / M"
