@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import uuid
 from typing import Any
 
@@ -94,24 +95,19 @@ with chat_col:
 
     store = cached.store()
     conversation_id = ss.get("conversation_id")
-    clicked: dict[str, Any] | None = None
     if conversation_id is not None:
         for msg in store.messages(conversation_id):
             with st.chat_message(msg.role):
                 if msg.role == "user":
                     st.markdown(msg.content)
                 else:
-                    click = chips(msg.content, material, key=f"msg-{msg.id}")
-                    clicked = click or clicked
+                    chips(msg.content, material, key=f"msg-{msg.id}", on_click=_apply_click)
 
     with st.form("ask", clear_on_submit=False, border=True):
         question = st.text_area("Question", placeholder="e.g. How does the merge step work?", height=80)
         with st.expander("Paste an answer instead of writing one (QA mode)"):
             pasted = st.text_area("Answer to cite", height=120, key="pasted")
         submitted = st.form_submit_button("Ask", type="primary", use_container_width=True)
-
-    if clicked:
-        _apply_click(clicked)
 
     if submitted:
         if not question.strip():
@@ -190,12 +186,15 @@ with viewer_col:
                          on_change=lambda: ss.update(page=ss[f"slide-pick-{um.unit.id}-{ss['page']}"]))
         st.image(cached.deck_png(um.deck.path, ss["page"]), use_container_width=True)
         st.markdown(f"<div data-testid='viewer-caption' style='text-align:center;font-weight:600'>"
-                    f"{um.caption(ss['page'])}</div>", unsafe_allow_html=True)
+                    f"{html.escape(um.caption(ss['page']))}</div>", unsafe_allow_html=True)
     elif ss["mode"] == "Video" and um.unit.video is not None:
         start = float(ss["second"])
-        st.video(str(um.unit.video), start_time=start + 0.001 * ss["seek_parity"],
-                 subtitles=str(um.unit.transcript) if um.unit.transcript and um.unit.transcript.suffix == ".vtt"
-                 else None)
+        # Streamlit seeks only when a player mounts or its start second changes: a chip clicked again
+        # for the same second mounts a fresh player (the container key alternates), which seeks again.
+        with st.container(key=f"player-{ss['seek_parity']}"):
+            st.video(str(um.unit.video), start_time=int(start),
+                     subtitles=str(um.unit.transcript) if um.unit.transcript and um.unit.transcript.suffix == ".vtt"
+                     else None)
         st.markdown(f"<div data-testid='viewer-caption' style='text-align:center;font-weight:600'>"
                     f"Video · opened at {int(start) // 60:02d}:{int(start) % 60:02d}</div>", unsafe_allow_html=True)
         st.number_input("Open at second", 0.0, step=1.0, key="second")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
@@ -27,9 +28,10 @@ def model_badges(config: AppConfig, variant: str) -> bool:
     return offline
 
 
-def chips(answer: str, material: CourseMaterial, key: str) -> dict[str, Any] | None:
+def chips(answer: str, material: CourseMaterial, key: str,
+          on_click: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any] | None:
     ctx = chip_context(material)
-    return render_chips(answer, ctx["units"], ctx["faqs"], key=key)
+    return render_chips(answer, ctx["units"], ctx["faqs"], key=key, on_click=on_click)
 
 
 def trace_panel(traces: dict[str, Trace]) -> None:

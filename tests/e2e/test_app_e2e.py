@@ -1,0 +1,149 @@
+"""The running app in headless Chromium, as a newcomer uses it: ask, hover, click, jump."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from citation_core.contract import parse
+from citation_core.lms.store import LmsStore
+
+from .harness import CHROMIUM, ask, caption_text, choose_unit, go_to_page, launch, open_ask, running_app, video_time
+
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")]
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    db = tmp_path_factory.mktemp("lms") / "lms.sqlite3"
+    with running_app({"CITATION_STUDIO_DB": str(db)}) as url:
+        yield url, db
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = launch(pw)
+        yield b
+        b.close()
+
+
+def new_page(browser: Any) -> tuple[Any, Any, list[str]]:
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    return ctx, page, errors
+
+
+def last_answer(db: Path, session_question: str) -> str:
+    store = LmsStore(db)
+    for conv in store.conversations():
+        msgs = store.messages(conv.id)
+        for i, m in enumerate(msgs):
+            if m.role == "user" and m.content == session_question:
+                return msgs[i + 1].content
+    raise AssertionError("answer not stored")
+
+
+def test_ask_hover_and_jump_to_the_slide_and_the_second(app: tuple[str, Path], browser: Any) -> None:
+    url, db = app
+    ctx, page, errors = new_page(browser)
+    open_ask(page, url)
+    go_to_page(page, 6)
+    assert caption_text(page) == "Slide 4 (page 6 of 17)"
+    question = "How does the merge procedure combine two sorted halves?"
+    ask(page, question)
+    stored = parse(last_answer(db, question), "stored")
+    slide = next(m for m in stored if m.page == "6")
+    video = next(m for m in stored if m.start)
+
+    # hover: the tooltip shows the chip's summary
+    chip = page.locator("button.cite-chip--slide").first
+    chip.hover()
+    tip = page.locator(".cite-tip").filter(has_text=slide.summary or "").first
+    tip.wait_for(state="visible", timeout=5_000)
+
+    # click a slide chip after moving away: the viewer opens the cited deck page
+    page.mouse.move(0, 0)
+    go_to_page(page, 9)
+    try:
+        chip.click()
+        page.wait_for_function("() => document.querySelector('[data-testid=viewer-caption]')"
+                               "?.innerText.includes('(page 6 of 17)')", timeout=15_000)
+    except Exception:
+        page.screenshot(path="/tmp/shots/fail.png", full_page=True)
+        raise
+    assert caption_text(page) == "Slide 4 (page 6 of 17)"
+
+    # click a video chip: the player stands at the cited second
+    start = int(video.start or 0)
+    vchip = page.locator("button.cite-chip--video").first
+    vchip.click()
+    page.wait_for_selector("video", timeout=15_000)
+    page.wait_for_function(f"() => Math.abs(document.querySelector('video')?.currentTime - {start}) < 1.5",
+                           timeout=15_000)
+    # scrub away, click the same chip again: it jumps back
+    page.evaluate("() => { document.querySelector('video').currentTime = 5; }")
+    page.wait_for_function("() => document.querySelector('video').currentTime < 6", timeout=5_000)
+    vchip = page.locator("button.cite-chip--video").first
+    vchip.click()
+    page.wait_for_function(f"() => Math.abs(document.querySelector('video')?.currentTime - {start}) < 1.5",
+                           timeout=15_000)
+    assert abs(video_time(page) - start) < 1.5
+    assert errors == []
+    ctx.close()
+
+
+def test_two_sessions_do_not_see_each_other(app: tuple[str, Path], browser: Any) -> None:
+    url, _ = app
+    ctx_a, a, _ = new_page(browser)
+    ctx_b, b, _ = new_page(browser)
+    open_ask(a, url)
+    open_ask(b, url)
+    go_to_page(a, 6)
+    choose_unit(b, "Lecture 2: Hashing › Hash Tables")
+    go_to_page(b, 5)
+    ask(a, "How does the merge procedure combine two sorted halves?")
+    ask(b, "What is a hash collision?")
+    text_a, text_b = a.inner_text("body"), b.inner_text("body")
+    assert "hash collision" not in text_a and "merge procedure" not in text_b
+    assert caption_text(a) == "Slide 4 (page 6 of 17)"
+    assert re.search(r"\(page 5 of 16\)", caption_text(b))
+    a.locator("button.cite-chip").first.wait_for()
+    b.locator("button.cite-chip").first.wait_for()
+    # each session's chips point into its own unit: hover a slide chip and read the unit row
+    for page, unit in ((a, "Merge Sort and the Master Theorem"), (b, "Hash Tables")):
+        page.locator("button.cite-chip--slide").first.hover()
+        tip = page.locator(".cite-tip").filter(has_text="Unit").first
+        tip.wait_for(state="visible")
+        assert unit in tip.inner_text()
+        page.mouse.move(0, 0)
+    ctx_a.close()
+    ctx_b.close()
+
+
+def test_chip_preview_renders_every_vector_without_errors(app: tuple[str, Path], browser: Any) -> None:
+    url, _ = app
+    ctx, page, errors = new_page(browser)
+    console: list[str] = []
+    page.on("console", lambda m: console.append(m.text) if m.type == "error" and "ERR_" not in m.text else None)
+    page.goto(url)
+    page.get_by_text("Ask about what you see").wait_for(timeout=60_000)
+    page.get_by_role("link", name="Chip preview").click()
+    page.get_by_text("Gallery of edge cases").wait_for(timeout=60_000)
+    chips = page.locator("button.cite-chip")  # Playwright locators pierce the component's shadow roots
+    for _ in range(120):
+        if chips.count() >= 25:
+            break
+        page.wait_for_timeout(500)
+    assert chips.count() >= 25
+    assert page.locator(".cite-raw").count() == 0  # every candidate became a chip or plain text
+    assert errors == [] and console == []
+    ctx.close()
