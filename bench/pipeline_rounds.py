@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import threading
 import time
@@ -28,6 +27,7 @@ from citation_core.contract import parse, strip_markers
 from citation_core.llm.config import AppConfig, KeywordStrategy, ModelConfig, project_root
 from citation_core.llm.factory import create_model
 from citation_core.llm.local_server import LocalChatServer, Reply
+from citation_core.llm.stand_in import place, task_of
 from citation_core.pipeline import CitationPipeline
 from citation_core.pipeline.prompts import Prompts
 from citation_core.sources import PageChunk
@@ -55,39 +55,10 @@ def build_case(n: int) -> tuple[str, list[PageChunk]]:
 
 # --- the server's handler: a realistic model that always answers after the same delay -------------------
 
-def _words(text: str) -> set[str]:
-    return set(re.findall(r"\w{4,}", text.lower()))
 
 
-def task_of(prompt: str) -> str:
-    if "JSON array of strings" in prompt:
-        return "keywords_batched"
-    if "already used in this answer:" in prompt:
-        return "keyword"
-    if "Summarize the paragraph" in prompt:
-        return "summary"
-    if "Answer:" in prompt and ("Paragraphs:" in prompt or "FAQ entries:" in prompt):
-        return "placement"
-    raise ValueError(f"unrecognised prompt: {prompt[:80]!r}")
 
 
-def place(prompt: str) -> str:
-    """The answer with, behind each sentence, the id of the entry sharing most words (at least two)."""
-    head, tail = prompt.rsplit("\n\nAnswer:\n", 1)
-    answer = tail[:-1] if tail.endswith("\n") else tail
-    label = "\nFAQ entries:\n" if "\nFAQ entries:\n" in head else "\nParagraphs:\n"
-    entries: list[dict[str, str]] = json.loads(head.rsplit(label, 1)[1])
-    out: list[str] = []
-    pos = 0
-    for m in re.finditer(r"[^.!?]+[.!?]", answer):
-        words = _words(m.group(0))
-        best = max(entries, key=lambda e: len(words & _words(e["content"])))
-        out.append(answer[pos : m.end()])
-        pos = m.end()
-        if len(words & _words(best["content"])) >= 2:
-            out.append(best["id"])
-    out.append(answer[pos:])
-    return "".join(out)
 
 
 class FixedDelayModel:

@@ -21,47 +21,26 @@ import pytest
 from citation_core.contract import parse, strip_markers
 from citation_core.llm.config import AppConfig, load_config
 from citation_core.llm.local_server import LocalChatServer, RecordedRequest, Reply
+from citation_core.llm.stand_in import place, task_of
 from citation_core.pipeline import CitationPipeline, PlacementError
 from citation_core.pipeline.prompts import Prompts
-from citation_core.sources import FaqSource, LectureSource, PageChunk, TranscriptSegment
+from citation_core.sources import LectureSource, PageChunk
+
+from .fakes import ANSWER, EXAM, LATE, MERGE, MERGE_STEP, TREE
 
 ROOT = Path(__file__).resolve().parents[1]
 PROMPTS = Prompts.load(ROOT / "prompts")
 
-MERGE = PageChunk("p3", 12, 3, "Merge sort\nDivide the list into two halves, sort each half recursively, "
-                  "then merge the sorted halves.", display_page_number="1")
-MERGE_STEP = PageChunk("p4", 12, 4, "Merge step\nThe merge step combines two sorted lists in linear time "
-                       "using two pointers.", display_page_number="2")
 QUICK = PageChunk("p6", 12, 6, "Quicksort\nQuicksort picks a pivot element, partitions the array around "
                   "the pivot and recurses on both partitions.", display_page_number="4")
-TREE = TranscriptSegment("t1", 12, 75.6, 92.9, "The recursion tree of merge sort has log n levels and every "
-                         "level costs n, so the total running time is n log n.", page_number=5)
 HASH = PageChunk("p8", 12, 8, "Hash tables\nA hash function maps keys to buckets; collisions are chained.")
-EXAM = FaqSource(17, "Is the exam open book?", "Yes, the final exam is open book; printed notes are allowed.")
-LATE = FaqSource(18, "Can I submit homework late?", "Late homework loses ten percent per day, up to three days.")
 
-ANSWER = (
-    "Merge sort divides the list into two halves and sorts each half recursively. "
-    "The merge step combines two sorted lists in linear time. "
-    "The recursion tree has log n levels with cost n per level, so the total running time is n log n."
-)
 ANSWER4 = ANSWER + " Quicksort instead partitions the array around a pivot element."
 SOURCES: list[LectureSource] = [MERGE, MERGE_STEP, TREE, HASH]  # HASH is never cited
 
 
 # --- the fake LLM behind the server ----------------------------------------------------------------
 
-def task_of(prompt: str) -> str:
-    """Which pipeline task a prompt is, from the distinctive wording of the prompt files."""
-    if "JSON array of strings" in prompt:
-        return "keywords_batched"
-    if "already used in this answer:" in prompt:
-        return "keyword"
-    if "Summarize the paragraph" in prompt:
-        return "summary"
-    if "Answer:" in prompt and ("Paragraphs:" in prompt or "FAQ entries:" in prompt):
-        return "placement"
-    raise ValueError(f"unrecognised prompt: {prompt[:120]!r}")
 
 
 def prompt_of(body: dict[str, object]) -> str:
@@ -76,27 +55,8 @@ def req_task(req: RecordedRequest) -> str:
     return task_of(prompt_of(req.body))
 
 
-def _words(text: str) -> set[str]:
-    return set(re.findall(r"\w{4,}", text.lower()))
 
 
-def place(prompt: str) -> str:
-    """Copy the answer, putting behind each sentence the id of the entry that shares most words with it."""
-    head, tail = prompt.rsplit("\n\nAnswer:\n", 1)
-    answer = tail[:-1] if tail.endswith("\n") else tail  # the template's final newline
-    label = "\nFAQ entries:\n" if "\nFAQ entries:\n" in head else "\nParagraphs:\n"
-    entries = json.loads(head.rsplit(label, 1)[1])
-    out: list[str] = []
-    pos = 0
-    for m in re.finditer(r"[^.!?]+[.!?]", answer):
-        sentence = _words(m.group(0))
-        best = max(entries, key=lambda e: len(sentence & _words(e["content"])))
-        out.append(answer[pos : m.end()])
-        pos = m.end()
-        if len(sentence & _words(best["content"])) >= 2:
-            out.append(best["id"])
-    out.append(answer[pos:])
-    return "".join(out)
 
 
 def paragraph_of(prompt: str) -> str:
