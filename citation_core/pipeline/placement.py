@@ -9,6 +9,7 @@ character alignment or dropped. The answer text itself is never changed.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
@@ -62,9 +63,14 @@ def validate_placement(answer: str, output: str, allowed: Mapping[str, int]) -> 
     pieces: list[str] = []
     found: list[tuple[int, int]] = []  # (offset in the marker-free output, seq)
     removed: list[str] = []
+    # marker text that the answer itself contains is answer text, not a citation
+    in_answer = Counter(m.group(0) for m in IRIS_RE.finditer(answer))
     pos = 0
     length = 0
     for m in IRIS_RE.finditer(output):
+        if in_answer[m.group(0)] > 0:
+            in_answer[m.group(0)] -= 1
+            continue
         chunk = output[pos : m.start()]
         pieces.append(chunk)
         length += len(chunk)
