@@ -33,6 +33,14 @@ UNITS: dict[str, dict[str, Any]] = {
         "videoVersion": 13,
         "hasDeck": True,
         "hasVideo": True,
+        # deck index -> printed number and title (unit_table's "slides"); pages 1-2 are unnumbered
+        "slides": {
+            "1": {"printed": None, "title": "Merge Sort"},
+            "2": {"printed": None, "title": "Agenda"},
+            "3": {"printed": "1", "title": "Merge step"},
+            "4": {"printed": "2", "title": "Split"},
+            "5": {"printed": "3", "title": "Cost"},
+        },
     },
     "7": {
         "lectureTitle": "算法",
@@ -43,6 +51,7 @@ UNITS: dict[str, dict[str, Any]] = {
         "videoVersion": None,
         "hasDeck": True,
         "hasVideo": False,
+        "slides": {},
     },
 }
 FAQS: dict[str, dict[str, Any]] = {"17": {"question": "Is the exam open book?"}}
@@ -221,6 +230,83 @@ def test_slide_chip_click_records_slide_and_page(preview: Preview) -> None:
     value = click["value"]
     assert {k: value[k] for k in ("kind", "unitId", "page")} == {"kind": "slide", "unitId": "12", "page": 3}
     assert isinstance(value["nonce"], str) and value["nonce"]
+
+
+def _open_tip(preview: Preview, keyword: str) -> Any:
+    wrap = preview.chip(keyword)
+    wrap.locator(".cite-chip").hover()
+    tip = wrap.locator(".cite-tip")
+    tip.wait_for(state="visible")
+    return wrap
+
+
+def test_slide_tooltip_shows_the_printed_number_not_the_deck_index(preview: Preview) -> None:
+    preview.open(f"Merging is linear.{SLIDE}")  # deck index 3, printed "1"
+    wrap = _open_tip(preview, "Merge step")
+    tip = wrap.locator(".cite-tip")
+    assert tip.locator(".cite-tip__where").text_content() == "Slide 1"
+    assert tip.locator(".cite-tip__hint").text_content() == "Click to open slide 1"
+    text = (tip.text_content() or "").lower()
+    assert "slide 1" in text and "page 3" not in text and "page" not in text
+    wrap.locator(".cite-chip").click()
+    [click] = preview.clicks()
+    assert {k: click["value"][k] for k in ("kind", "unitId", "page")} == {"kind": "slide", "unitId": "12", "page": 3}
+    assert preview.errors == []
+
+
+def test_unnumbered_slide_is_named_by_its_title(preview: Preview) -> None:
+    page = preview.open("See the plan.[cite:L:12:2:::Plan:What the lecture covers.:va2]")
+    wrap = _open_tip(preview, "Plan")
+    tip = wrap.locator(".cite-tip")
+    assert tip.locator(".cite-tip__where").text_content() == "Unnumbered slide “Agenda”"
+    # the header is in capitals, the title keeps its spelling
+    assert tip.locator(".cite-tip__where-title").inner_text() == "“Agenda”"
+    assert tip.locator(".cite-tip__hint").text_content() == "Click to open the unnumbered slide “Agenda”"
+    assert "page" not in (tip.text_content() or "").lower()
+    aria = page.locator(".cite-chip").get_attribute("aria-label")
+    assert aria == "Slide source: Plan, unnumbered slide “Agenda”"
+    page.locator(".cite-chip").click()
+    assert preview.clicks()[0]["value"]["page"] == 2
+
+
+def test_aria_label_uses_the_printed_number(preview: Preview) -> None:
+    page = preview.open(f"Merging is linear.{SLIDE} Depth.{VIDEO}")
+    arias = [c.get_attribute("aria-label") for c in page.locator(".cite-chip").all()]
+    assert arias == ["Slide source: Merge step, slide 1", "Video source: Recursion tree, 1:15–1:32"]
+    group = preview.open(f"Both.{SLIDE} {SLIDE2}")
+    assert group.locator(".cite-chip").get_attribute("aria-label") == "Slide source: Merge step, slide 1, and 1 more"
+
+
+def test_paging_a_group_names_each_slide_by_its_printed_number(preview: Preview) -> None:
+    preview.open(f"Both.{SLIDE} {SLIDE2}")
+    wrap = _open_tip(preview, "Merge step")
+    tip = wrap.locator(".cite-tip")
+    assert tip.locator(".cite-tip__where").text_content() == "Slide 1"
+    tip.locator(".cite-tip__nav--next").click()
+    assert tip.locator(".cite-tip__where").text_content() == "Slide 2"
+    assert tip.locator(".cite-tip__hint").text_content() == "Click to open slide 2"
+
+
+@pytest.mark.parametrize(
+    "marker",
+    [
+        "[cite:L:7:3:::Lost slide:Unit without slide data.:va1]",  # the unit has no slides data
+        "[cite:L:12:9:::Lost slide:Not in the slides table.:va2]",  # page not in the table
+        "[cite:L:99:3:::Lost slide:Unknown unit.]",
+        "[cite:L:12:5:::Lost slide:Older deck.:va1]",  # stale: the index points into an older deck
+    ],
+    ids=["no-slides", "unknown-page", "unknown-unit", "stale"],
+)
+def test_unknown_slide_is_just_slide(preview: Preview, marker: str) -> None:
+    page = preview.open(f"X.{marker}")
+    wrap = _open_tip(preview, "Lost slide")
+    tip = wrap.locator(".cite-tip")
+    assert tip.locator(".cite-tip__where").text_content() == "Slide"
+    text = (tip.text_content() or "").lower()
+    assert "page" not in text and "slide 3" not in text and "slide 9" not in text
+    aria = page.locator(".cite-chip").get_attribute("aria-label") or ""
+    assert aria.startswith("Slide source: Lost slide") and not any(ch.isdigit() for ch in aria)
+    assert preview.errors == []
 
 
 def test_video_chip_click_records_start_and_end(preview: Preview) -> None:

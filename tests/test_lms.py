@@ -97,3 +97,15 @@ def test_sources_list_dedupes_sorts_and_uses_printed_numbers() -> None:
     rendered = with_sources_list(ANSWER, material())
     assert rendered.startswith(strip_markers(ANSWER).strip() + "\n\nSources:\n📄 Hash Tables")
     assert with_sources_list("No markers here.", material()) == "No markers here."
+
+
+def test_unit_table_names_slides_by_printed_number_and_title() -> None:
+    table = unit_table(material())
+    deck = material().unit(101).deck
+    assert deck is not None
+    # deck index 6 prints "4" (title and agenda slides before it are unnumbered)
+    assert table["101"]["slides"]["6"] == {"printed": "4", "title": deck.page(6).title}
+    assert table["101"]["slides"]["2"] == {"printed": None, "title": deck.page(2).title}
+    assert set(table["101"]["slides"]) == {str(p.page_number) for p in deck.pages}
+    for uid, um in material().units.items():
+        assert bool(table[str(uid)]["slides"]) == (um.deck is not None)

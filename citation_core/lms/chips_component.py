@@ -4,8 +4,13 @@ Data sent to the component (``data``)::
 
     {"html":  render_markdown(answer_text),      # pre-escaped; markers are <span class="cite-raw">
      "units": {"<unit id>": {"lectureTitle", "lectureUnitTitle", "lectureId", "courseId",
-                             "attachmentVersion", "videoVersion", "hasDeck", "hasVideo"}},
+                             "attachmentVersion", "videoVersion", "hasDeck", "hasVideo",
+                             "slides": {"<deck index>": {"printed": str | None, "title": str}}}},
      "faqs":  {"<faq id>": {"question"}}}
+
+``slides`` (from ``unit_table``; empty without a deck) is how people name a slide: the chips show
+"Slide <printed>", or "Unnumbered slide “<title>”", or just "Slide" when the slide is unknown; never
+the deck index, which only the click value's ``page`` carries (DESIGN.md section 3).
 
 Click value (trigger ``click``; a fresh ``nonce`` per click, so a second click on the same chip is a
 new value)::

@@ -34,7 +34,11 @@ def resolve_citations(answer: str, material: CourseMaterial) -> list[CitationInf
 
 
 def unit_table(material: CourseMaterial) -> dict[str, dict[str, Any]]:
-    """What the chip renderer needs per unit: titles, ids, current material versions, what it has."""
+    """What the chip renderer needs per unit: titles, ids, current material versions, what it has.
+
+    ``slides`` maps each deck index (``page_number``, as a string) to how people name that slide:
+    ``{"printed": display_page_number or None, "title": page title}``; empty when there is no deck.
+    """
     return {
         str(uid): {
             "lectureTitle": um.unit.lecture_name,
@@ -45,6 +49,10 @@ def unit_table(material: CourseMaterial) -> dict[str, dict[str, Any]]:
             "videoVersion": um.unit.versions.video,
             "hasDeck": um.deck is not None,
             "hasVideo": um.unit.video is not None,
+            "slides": {
+                str(p.page_number): {"printed": p.display_page_number or None, "title": p.title}
+                for p in (um.deck.pages if um.deck is not None else ())
+            },
         }
         for uid, um in material.units.items()
     }

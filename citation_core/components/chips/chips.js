@@ -5,8 +5,12 @@
  * so parseMarker, groupCandidates and citationKind are in scope. Data contract (`component.data`):
  *   {html:  answer HTML from render_markdown (pre-escaped; markers are <span class="cite-raw">),
  *    units: {"<unit id>": {lectureTitle, lectureUnitTitle, lectureId, courseId,
- *                          attachmentVersion, videoVersion, hasDeck, hasVideo}},
+ *                          attachmentVersion, videoVersion, hasDeck, hasVideo,
+ *                          slides: {"<deck index>": {printed: string|null, title}}}},
  *    faqs:  {"<faq id>": {question}}}
+ * Numbers (DESIGN.md section 3): a marker's `page` is the deck index (1-based PDF position). It is
+ * what the click value carries, but text for people never shows it: a slide is named by its printed
+ * number ("Slide 5"), else by its title (Unnumbered slide “Agenda”), else just "Slide".
  * Click contract (trigger "click"):
  *   slide  {kind: "slide", unitId, page, nonce}
  *   video  {kind: "video", unitId, start, end, nonce}
@@ -100,6 +104,33 @@ function formatTime(totalSeconds) {
   return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${sec}` : `${m}:${sec}`;
 }
 
+function textOf(value) {
+  if (typeof value === "number" && Number.isFinite(value)) return String(value);
+  return typeof value === "string" ? value.trim() : "";
+}
+
+/**
+ * How people name the slide at deck index `page` of `unit`: {printed, title, known}.
+ * Unknown (known: false) when the unit, its slides or that page are missing, or when the chip is
+ * stale (the index points into an older deck, so the current deck's number could be wrong).
+ */
+function slideName(unit, page, stale) {
+  const slides = asObject(unit && unit.slides);
+  const key = page === null ? null : String(page);
+  if (stale || key === null || !Object.prototype.hasOwnProperty.call(slides, key)) {
+    return { printed: "", title: "", known: false };
+  }
+  const entry = asObject(slides[key]);
+  return { printed: textOf(entry.printed), title: textOf(entry.title), known: true };
+}
+
+/** The slide's name for the tooltip header: "Slide 5", Unnumbered slide “Agenda”, or "Slide". */
+function slideHeader(name) {
+  if (name.printed) return `Slide ${name.printed}`;
+  if (name.known) return name.title ? `Unnumbered slide “${name.title}”` : "Unnumbered slide";
+  return "Slide";
+}
+
 /** A parsed marker plus what the chip needs to show and send. */
 function describe(marker, units, faqs) {
   const kind = citationKind(marker);
@@ -109,9 +140,22 @@ function describe(marker, units, faqs) {
   const page = toInt(marker.page);
   const start = toInt(marker.start);
   const end = toInt(marker.end);
-  let position = "";
-  if (kind === "slide") position = `Page ${page}`;
-  if (kind === "video") position = end !== null && end > start ? `${formatTime(start)}–${formatTime(end)}` : formatTime(start);
+  const stale = kind !== "faq" && isStale(marker.version, unit);
+  // where: the tooltip header; spoken: the position in the aria-label ("" when there is none)
+  let where = KIND_LABEL[kind];
+  let spoken = "";
+  let slide = null;
+  if (kind === "slide") {
+    slide = slideName(unit, page, stale);
+    where = slideHeader(slide);
+    if (slide.printed) spoken = `slide ${slide.printed}`;
+    else if (slide.known) spoken = slide.title ? `unnumbered slide “${slide.title}”` : "unnumbered slide";
+  }
+  if (kind === "video") {
+    const range = end !== null && end > start ? `${formatTime(start)}–${formatTime(end)}` : formatTime(start);
+    where = `${KIND_LABEL.video} · ${range}`;
+    spoken = range;
+  }
   return {
     marker,
     kind,
@@ -119,11 +163,13 @@ function describe(marker, units, faqs) {
     summary: (marker.summary || "").trim(),
     unit,
     faq,
-    page,
+    page, // deck index: only for the click value, never shown
     start,
     end,
-    position,
-    stale: kind !== "faq" && isStale(marker.version, unit),
+    slide,
+    where,
+    spoken,
+    stale,
     // the unit says it has no deck / no video: open the unit instead of a position it cannot show
     unavailable: (kind === "slide" && unit.hasDeck === false) || (kind === "video" && unit.hasVideo === false),
   };
@@ -152,7 +198,12 @@ function clickValue(item) {
 function actionHint(item) {
   if (item.kind === "faq") return "";
   if (item.stale || item.unavailable) return "Click to open the unit";
-  if (item.kind === "slide") return `Click to open page ${item.page}`;
+  if (item.kind === "slide") {
+    const name = item.slide;
+    if (name.printed) return `Click to open slide ${name.printed}`;
+    if (name.known) return name.title ? `Click to open the unnumbered slide “${name.title}”` : "Click to open the unnumbered slide";
+    return "Click to open the slide";
+  }
   if (item.kind === "video") return `Click to play from ${formatTime(item.start)}`;
   return "Click to open the unit";
 }
@@ -160,7 +211,7 @@ function actionHint(item) {
 function ariaLabel(items) {
   const first = items[0];
   let label = `${KIND_LABEL[first.kind]} source: ${first.keyword}`;
-  if (first.position) label += `, ${first.position.toLowerCase()}`;
+  if (first.spoken) label += `, ${first.spoken}`;
   if (items.length > 1) label += `, and ${items.length - 1} more`;
   if (items.some((i) => i.stale)) label += ". The material changed since this answer was written";
   return label;
@@ -216,8 +267,14 @@ function buildChip(markers, ctx) {
     head.appendChild(badge);
     const titles = el("div", "cite-tip__titles");
     titles.appendChild(el("div", "cite-tip__keyword", item.keyword));
-    const where = [KIND_LABEL[item.kind], item.position].filter(Boolean).join(" · ");
-    titles.appendChild(el("div", "cite-tip__where", where));
+    const where = el("div", "cite-tip__where");
+    if (item.slide && !item.slide.printed && item.slide.title) {
+      // the header is set in capitals; the slide's title keeps its own spelling
+      where.append("Unnumbered slide ", el("span", "cite-tip__where-title", `“${item.slide.title}”`));
+    } else {
+      where.textContent = item.where;
+    }
+    titles.appendChild(where);
     head.appendChild(titles);
     tip.appendChild(head);
 
