@@ -104,3 +104,34 @@ def first_sentences(text: str, max_sentences: int = 2, max_chars: int = 220) -> 
         cut = summary[:max_chars].rsplit(" ", 1)[0].rstrip(",;:-")
         summary = cut + "…"
     return summary
+
+
+_CODE_LINE = re.compile(r"^\d+\s{2,}|^[A-Z][A-Z0-9_-]*\(.*\)$")
+
+
+def is_code_line(line: str) -> bool:
+    """A numbered pseudo-code line ("3  while i ≤ n") or a signature line ("MERGE(A, p, q, r)")."""
+    return bool(_CODE_LINE.search(line.strip()))
+
+
+_BULLET = re.compile(r"^\s*[•▪‣◦*-]\s+")
+
+
+def slide_lines(text: str) -> list[str]:
+    """Slide lines with wrapped bullets joined back together (PDF text breaks long bullets)."""
+    out: list[str] = []
+    in_bullet = False
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            in_bullet = False
+            continue
+        if _BULLET.match(raw):
+            out.append(_BULLET.sub("", raw).strip())
+            in_bullet = True
+        elif in_bullet and out and not line[:1].isupper():
+            out[-1] = f"{out[-1]} {line}"
+        else:
+            out.append(line)
+            in_bullet = False
+    return out

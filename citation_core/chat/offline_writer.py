@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..textutil import sentences, stems
+from ..textutil import is_code_line, sentences, slide_lines, stems
 
 PHRASES = {
     "en": {
@@ -36,40 +36,16 @@ PHRASES = {
 DEICTIC = re.compile(r"\b(this|current|here|diese[rsmn]?|hier|aktuelle[rn]?)\b", re.I)
 
 
-_BULLET = re.compile(r"^\s*[•▪‣◦*-]\s+")
-_CODE_LINE = re.compile(r"^\d+\s{2,}|^[A-Z][A-Z0-9_-]*\(.*\)$")
-
-
-def _logical_lines(text: str) -> list[str]:
-    """Slide lines with wrapped bullets joined back together (PDF text breaks long bullets)."""
-    out: list[str] = []
-    in_bullet = False
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line:
-            in_bullet = False
-            continue
-        if _BULLET.match(raw):
-            out.append(_BULLET.sub("", raw).strip())
-            in_bullet = True
-        elif in_bullet and out and not line[:1].isupper():
-            out[-1] = f"{out[-1]} {line}"
-        else:
-            out.append(line)
-            in_bullet = False
-    return out
-
-
 def _units(text: str, slide: bool = True) -> list[str]:
     """Sentences and slide bullets, cleaned of bullet glyphs, footer numbers and pseudo code
     (a slide's title left out)."""
     out: list[str] = []
-    lines = _logical_lines(text) if slide else text.splitlines()
+    lines = slide_lines(text) if slide else text.splitlines()
     if slide and len(lines) > 1:
         lines = lines[1:]
     for line in lines:
         line = line.strip(" •▪‣◦-*\t")
-        if not line or re.fullmatch(r"(?:Folie|Slide)?\s*\d+(?:\s*/\s*\d+)?", line) or _CODE_LINE.search(line):
+        if not line or re.fullmatch(r"(?:Folie|Slide)?\s*\d+(?:\s*/\s*\d+)?", line) or is_code_line(line):
             continue
         for s in sentences(line):
             if len(s.text.split()) >= 4:  # titles and labels are not statements
@@ -85,7 +61,7 @@ def _score(question: set[str], text: str) -> float:
 
 
 def _finish(s: str) -> str:
-    s = s.strip()
+    s = s.strip().rstrip(",;")
     return s if s.endswith((".", "!", "?", ":", "“", "\"")) else s + "."
 
 

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..textutil import STOPWORDS, content_tokens, first_sentences, sentences, stems, tokens
+from ..textutil import STOPWORDS, content_tokens, first_sentences, is_code_line, sentences, slide_lines, stems, tokens
 from .base import LlmRequest, LlmResponse, Usage, estimate_tokens
 
 OFFLINE_LABEL = "offline model (extractive, no translation)"
@@ -131,7 +131,7 @@ def pick_keyword(paragraph: str, used: Sequence[str]) -> str:
 
 def summarize(paragraph: str) -> str:
     """One or two sentences taken from the paragraph (a slide title line is left out)."""
-    lines = [ln.strip(" •-*\t") for ln in paragraph.splitlines() if ln.strip(" •-*\t")]
+    lines = [ln for ln in slide_lines(paragraph) if not is_code_line(ln)]
     if not lines:
         return ""
     if len(lines) > 1 and len(lines[0]) <= 60 and not lines[0].endswith((".", "!", "?", ":")):
