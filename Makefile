@@ -42,3 +42,10 @@ samples: install-dev
 
 vectors:
 	$(BIN)/python scripts/author_vectors.py
+
+screenshots: install-dev
+	$(BIN)/python -m tests.e2e.screenshots --out docs
+
+.PHONY: bench-click
+bench-click: install-dev
+	$(BIN)/python -m bench.chip_click

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-st.set_page_config(page_title="Citation Studio", page_icon=":material/attach_file:", layout="wide")
+st.set_page_config(page_title="Citation Studio", page_icon="📎", layout="wide")
 
 pages = [
     st.Page("pages/ask.py", title="Ask", icon=":material/forum:", default=True),

@@ -10,6 +10,7 @@ import streamlit as st
 
 from citation_core.app import cached
 from citation_core.app.services import chat_pipeline, store_answer
+from citation_core.app.text import md_escape
 from citation_core.app.widgets import chips, model_badges, trace_panel
 from citation_core.chat.chat_pipeline import ChatResult
 from citation_core.chat.view import ViewPosition
@@ -99,7 +100,7 @@ with chat_col:
         for msg in store.messages(conversation_id):
             with st.chat_message(msg.role):
                 if msg.role == "user":
-                    st.markdown(msg.content)
+                    st.markdown(md_escape(msg.content))
                 else:
                     chips(msg.content, material, key=f"msg-{msg.id}", on_click=_apply_click)
 
@@ -128,7 +129,7 @@ with chat_col:
                         pasted_answer=pasted.strip() or None, progress=progress)
                 except CitationStudioError as exc:
                     status.update(label="Failed", state="error")
-                    st.error(str(exc))
+                    st.error(md_escape(exc))
                     st.stop()
                 failed = bool(result.failures)
                 status.update(label=f"Done · {len(result.citations)} citations" + (" · with failures" if failed
@@ -149,7 +150,7 @@ with chat_col:
         with tabs[0]:
             st.text(with_sources_list(result.answer, material))
         with tabs[1]:
-            st.caption(" · ".join(f"{role}: {m}" for role, m in result.models.items()))
+            st.caption(" · ".join(f"{role}: {md_escape(m)}" for role, m in result.models.items()))
             if result.context_switched:
                 st.info(f"The writer switched context to unit {result.switched_to}: the open view was not cited.")
             trace_panel(result.traces)
@@ -170,7 +171,7 @@ um = material.unit(ss["unit_id"])
 with viewer_col:
     if ss.pop("stale_notice", False):
         st.warning("This source changed since the answer was written: opened the unit without the exact position.")
-    st.subheader(um.unit.name)
+    st.subheader(md_escape(um.unit.name))
     if ss["mode"] == "Slides" and um.deck is not None:
         total = len(um.deck.pages)
         ss["page"] = max(1, min(int(ss["page"]), total))
@@ -201,6 +202,6 @@ with viewer_col:
         if um.transcript is not None:
             with st.expander("Transcript"):
                 for cue in um.transcript.cues:
-                    st.markdown(f"`{int(cue.start) // 60:02d}:{int(cue.start) % 60:02d}` {cue.text}")
+                    st.markdown(f"`{int(cue.start) // 60:02d}:{int(cue.start) % 60:02d}` {md_escape(cue.text)}")
     else:
         st.info("This unit has no deck or video.")

@@ -6,6 +6,7 @@ import streamlit as st
 
 from citation_core.app import cached
 from citation_core.app.services import chat_pipeline
+from citation_core.app.text import md_escape
 from citation_core.app.widgets import chips, model_badges
 from citation_core.chat.view import ViewPosition
 from citation_core.errors import CitationStudioError
@@ -46,7 +47,7 @@ if run and languages:
                 with st.spinner("running…"):
                     result = pipeline(question, position, user_language=code, pasted_answer=pasted.strip() or None)
             except CitationStudioError as exc:
-                st.error(str(exc))
+                st.error(md_escape(exc))
                 continue
             rows = check_citations(result.citations, code)
             bad = [r for r in rows if r.verdict == "mismatch"]

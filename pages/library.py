@@ -6,6 +6,7 @@ import streamlit as st
 
 from citation_core.app import cached
 from citation_core.app.services import LIBRARY_DIR
+from citation_core.app.text import md_escape
 from citation_core.errors import CitationStudioError
 from citation_core.material.uploads import Upload, add_upload
 
@@ -30,28 +31,29 @@ with st.expander("Upload a deck", expanded=False):
                     max_bytes=config.max_upload_mb * 1_000_000,
                 )
             except CitationStudioError as exc:
-                st.error(str(exc))
+                st.error(md_escape(exc))
             else:
                 verb = "Replaced" if res.replaced else "Added"
-                st.success(f"{verb} “{res.unit_name}” (unit {res.unit_id}, {res.pages} pages, attachment version "
+                name = md_escape(res.unit_name)
+                st.success(f"{verb} “{name}” (unit {res.unit_id}, {res.pages} pages, attachment version "
                            f"{res.attachment_version}). Answers stored for an older version now show as stale.")
                 for w in res.warnings:
-                    st.warning(w)
+                    st.warning(md_escape(w))
 
 courses = cached.courses()
 material = courses[st.selectbox("Course", list(courses))]
 st.caption(f"{len(material.units)} units · {len(material.faqs)} FAQs · language {material.course.language}")
 for w in material.warnings:
-    st.warning(w)
+    st.warning(md_escape(w))
 
-unit_tabs = st.tabs([um.unit.name for um in material.units.values()] + ["FAQs"])
+unit_tabs = st.tabs([md_escape(um.unit.name) for um in material.units.values()] + ["FAQs"])
 for tab, um in zip(unit_tabs, material.units.values(), strict=False):
     with tab:
         u = um.unit
-        st.markdown(f"**{u.lecture_name} › {u.name}** · unit {u.id} · versions: attachment "
+        st.markdown(f"**{md_escape(u.lecture_name)} › {md_escape(u.name)}** · unit {u.id} · versions: attachment "
                     f"{u.versions.attachment}, video {u.versions.video}")
         if um.deck is not None:
-            st.markdown(f"Deck `{um.deck.path.name}` · {len(um.deck.pages)} pages")
+            st.markdown(f"Deck {md_escape(um.deck.path.name)} · {len(um.deck.pages)} pages")
             per_row = 4
             pages = list(um.deck.pages)
             for i in range(0, len(pages), per_row):
@@ -59,8 +61,8 @@ for tab, um in zip(unit_tabs, material.units.values(), strict=False):
                 for col, p in zip(cols, pages[i:i + per_row], strict=False):
                     with col:
                         st.image(cached.deck_png(um.deck.path, p.page_number, 320), use_container_width=True)
-                        st.caption(f"page {p.page_number} · printed **{p.display_page_number or '—'}** "
-                                   f"({p.display_source}) · {p.title[:40]}")
+                        st.caption(f"page {p.page_number} · printed **{md_escape(p.display_page_number or '—')}** "
+                                   f"({p.display_source}) · {md_escape(p.title[:40])}")
         if um.transcript is not None:
             with st.expander(f"Transcript `{um.transcript.path.name}` · {len(um.transcript.cues)} cues"):
                 st.dataframe([{"start": c.start, "end": c.end, "text": c.text} for c in um.transcript.cues],

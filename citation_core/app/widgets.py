@@ -13,6 +13,7 @@ from ..lms.chips_component import render_chips
 from ..material.library import CourseMaterial
 from ..pipeline.trace import Trace
 from .services import chip_context, role_models
+from .text import md_escape
 
 OFFLINE_NOTE = "offline model: extractive, deterministic, no key; it cannot translate"
 
@@ -45,9 +46,9 @@ def trace_panel(traces: dict[str, Trace]) -> None:
             if data["info"]:
                 st.json(data["info"], expanded=False)
             for w in data["warnings"]:
-                st.warning(w)
+                st.warning(md_escape(w))
             for f in data["failures"]:
-                st.error(f"{f['kind']}: {f['message']} → {f['outcome']}")
+                st.error(md_escape(f"{f['kind']}: {f['message']} → {f['outcome']}"))
             for phase in data["phases"]:
                 st.markdown(f"**{phase['name']}** · {phase['duration'] * 1000:.0f} ms · {phase['status']}")
                 outputs = phase["outputs"]
