@@ -5,7 +5,6 @@ from __future__ import annotations
 import streamlit as st
 
 from citation_core.app import cached
-from citation_core.app.services import LIBRARY_DIR
 from citation_core.app.text import md_escape
 from citation_core.errors import CitationStudioError
 from citation_core.material.uploads import Upload, add_upload
@@ -25,7 +24,7 @@ with st.expander("Upload a deck", expanded=False):
         else:
             try:
                 res = add_upload(
-                    config.path(LIBRARY_DIR), Upload(deck.name, deck.getvalue()),
+                    config.path(config.library_dir), Upload(deck.name, deck.getvalue()),
                     Upload(transcript.name, transcript.getvalue()) if transcript else None,
                     Upload(faqs.name, faqs.getvalue()) if faqs else None,
                     max_bytes=config.max_upload_mb * 1_000_000,

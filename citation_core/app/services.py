@@ -19,9 +19,6 @@ from ..material.library import CourseMaterial
 from ..material.models import MaterialVersions
 from ..pipeline.prompts import Prompts
 
-LIBRARY_DIR = "data/library"
-
-
 @dataclass(frozen=True)
 class CourseRef:
     key: str  # the course folder, as given
@@ -31,7 +28,7 @@ class CourseRef:
 
 def course_roots(config: AppConfig) -> list[Path]:
     roots = [config.path(d) for d in config.course_dirs]
-    library = config.path(LIBRARY_DIR)
+    library = config.path(config.library_dir)
     if (library / "course.yml").is_file():
         roots.append(library)
     return [r for r in roots if (r / "course.yml").is_file()]

@@ -49,6 +49,7 @@ class AppConfig:
     course_dirs: tuple[str, ...] = ("sample_decks",)
     prompts_dir: str = "prompts"
     max_upload_mb: int = 50
+    library_dir: str = "data/library"  # the user's uploads, a course folder of its own
     base_dir: Path = field(default=Path("."))
 
     def resolve(self, pipeline: str, variant: str, role: str) -> ModelConfig:
@@ -115,6 +116,7 @@ def _model(path: Path, i: int, raw: Any) -> ModelConfig:
 
 OVERRIDE_ENV = "CITATION_STUDIO_LLM"
 DB_ENV = "CITATION_STUDIO_DB"
+LIBRARY_ENV = "CITATION_STUDIO_LIBRARY"
 
 
 def load_config(
@@ -179,6 +181,7 @@ def load_config(
         course_dirs=tuple(material.get("course_dirs", ["sample_decks"])),
         prompts_dir=str(app.get("prompts_dir", "prompts")),
         max_upload_mb=int(material.get("max_upload_mb", 50)),
+        library_dir=os.environ.get(LIBRARY_ENV) or str(material.get("library_dir", "data/library")),
         base_dir=base_dir,
     )
     for pipeline, per_variant in REQUIRED_ROLES.items():
