@@ -8,6 +8,7 @@ from typing import Any
 
 import streamlit as st
 
+import citation_core.app.boot  # noqa: F401  (deep links on a fresh server)
 from citation_core.app import cached
 from citation_core.app.services import chat_pipeline, store_answer
 from citation_core.app.text import md_escape

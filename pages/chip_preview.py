@@ -7,6 +7,7 @@ from pathlib import Path
 
 import streamlit as st
 
+import citation_core.app.boot  # noqa: F401  (deep links on a fresh server)
 from citation_core.app import cached
 from citation_core.app.widgets import chips
 from citation_core.contract import PATTERN_NAMES, parse

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+import citation_core.app.boot  # noqa: F401  (deep links on a fresh server)
 from citation_core.app import cached
 from citation_core.app.text import md_escape
 from citation_core.errors import CitationStudioError

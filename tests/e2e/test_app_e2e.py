@@ -147,3 +147,13 @@ def test_chip_preview_renders_every_vector_without_errors(app: tuple[str, Path],
     assert page.locator(".cite-raw").count() == 0  # every candidate became a chip or plain text
     assert errors == [] and console == []
     ctx.close()
+
+
+def test_a_deep_link_as_the_first_request_gets_the_whole_app(browser: Any, tmp_path: Path) -> None:
+    with running_app({"CITATION_STUDIO_DB": str(tmp_path / "lms.sqlite3")}) as url:
+        ctx, page, errors = new_page(browser)
+        page.goto(f"{url}/library")
+        page.get_by_text("Upload a deck").wait_for(timeout=60_000)
+        assert page.get_by_role("link", name="Chip preview").count() == 1  # the app's navigation is there
+        assert errors == []
+        ctx.close()
