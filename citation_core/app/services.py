@@ -5,7 +5,6 @@ Nothing here is per session; everything per session lives in Streamlit's session
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,12 +17,6 @@ from ..lms.versions import stamp_versions
 from ..material.library import CourseMaterial
 from ..material.models import MaterialVersions
 from ..pipeline.prompts import Prompts
-
-@dataclass(frozen=True)
-class CourseRef:
-    key: str  # the course folder, as given
-    root: Path
-    label: str
 
 
 def course_roots(config: AppConfig) -> list[Path]:
