@@ -135,3 +135,9 @@ def slide_lines(text: str) -> list[str]:
             out.append(line)
             in_bullet = False
     return out
+
+
+def clock(second: float) -> str:
+    """Whole minutes and seconds of a video position, e.g. 75.9 → "01:15"."""
+    s = int(second)
+    return f"{s // 60:02d}:{s % 60:02d}"

@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..textutil import is_code_line, sentences, slide_lines, stems
+from ..textutil import clock, is_code_line, sentences, slide_lines, stems
 
 PHRASES = {
     "en": {
@@ -79,9 +79,6 @@ def _cap(s: str) -> str:
     return s[:1].upper() + s[1:]
 
 
-def _clock(second: float) -> str:
-    s = int(second)
-    return f"{s // 60:02d}:{s % 60:02d}"
 
 
 def write_answer(inputs: Mapping[str, Any]) -> str:
@@ -105,7 +102,7 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
         chosen.sort(key=view_units.index)
         used.update(chosen)
         if view.get("second") is not None:
-            intro = ph["view_video"].format(clock=_clock(float(view["second"])), unit=view.get("unit", ""))
+            intro = ph["view_video"].format(clock=clock(float(view["second"])), unit=view.get("unit", ""))
         else:
             intro = ph["view_page"].format(Label=_cap(_label(view, lang)), unit=view.get("unit", ""))
         paragraphs.append(intro + " " + " ".join(_finish(s) for s in chosen))
@@ -124,7 +121,7 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
         used.add(s)
         taken += 1
         if p.get("kind") == "video":
-            lead = ph["said"].format(unit=p.get("unit", ""), clock=_clock(float(p.get("start", 0))))
+            lead = ph["said"].format(unit=p.get("unit", ""), clock=clock(float(p.get("start", 0))))
         else:
             lead = ph["adds"].format(Label=_cap(_label(p, lang)), unit=p.get("unit", ""))
         paragraphs.append(f"{lead} {_finish(s)}")

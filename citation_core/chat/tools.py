@@ -8,6 +8,7 @@ from typing import Any
 
 from ..material.library import CourseMaterial
 from ..sources import FaqSource, LectureSource, PageChunk
+from ..textutil import clock
 
 TOOLS: tuple[dict[str, Any], ...] = (
     {"type": "function", "function": {
@@ -28,9 +29,6 @@ TOOLS: tuple[dict[str, Any], ...] = (
 )
 
 
-def _clock(second: float) -> str:
-    s = int(second)
-    return f"{s // 60:02d}:{s % 60:02d}"
 
 
 def passage(material: CourseMaterial, src: LectureSource) -> dict[str, Any]:
@@ -41,7 +39,7 @@ def passage(material: CourseMaterial, src: LectureSource) -> dict[str, Any]:
         return {"kind": "slide", "unit": um.unit.name, "where": um.page_label(src.page_number),
                 "printed": page.display_page_number if page else None, "title": page.title if page else "",
                 "text": src.text}
-    return {"kind": "video", "unit": um.unit.name, "where": f"video at {_clock(src.start)}", "start": src.start,
+    return {"kind": "video", "unit": um.unit.name, "where": f"video at {clock(src.start)}", "start": src.start,
             "text": src.text}
 
 

@@ -9,6 +9,7 @@ from ..errors import InputError
 from ..material.library import CourseMaterial, UnitMaterial
 from ..material.timeline import page_at
 from ..sources import LectureSource, TranscriptSegment
+from ..textutil import clock
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ class CurrentView:
         """For the writer's system prompt: printed numbers only, never the deck index."""
         text = "\n".join(s.text for s in self.sources) or "(no text)"
         if self.second is not None:
-            at = _clock(self.second)
+            at = clock(self.second)
             where = f"the video of “{self.unit_name}” at {at}"
             if self.page is not None:
                 where += f", while {self.label} is shown"
@@ -53,9 +54,6 @@ class CurrentView:
         }
 
 
-def _clock(second: float) -> str:
-    s = int(second)
-    return f"{s // 60:02d}:{s % 60:02d}"
 
 
 def segment_at(um: UnitMaterial, second: float) -> TranscriptSegment | None:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from ..contract import parse, strip_markers
 from ..material.library import CourseMaterial
+from ..textutil import clock
 
 
 @dataclass(frozen=True, order=True)
@@ -15,8 +16,6 @@ class SourceLine:
     text: str
 
 
-def _clock(second: int) -> str:
-    return f"{second // 60:02d}:{second % 60:02d}"
 
 
 def source_lines(answer: str, material: CourseMaterial) -> list[str]:
@@ -46,7 +45,7 @@ def source_lines(answer: str, material: CourseMaterial) -> list[str]:
             printed = page.display_page_number or ""
             order = (int(printed) if printed.isdigit() else ref.page, 0.0)
         elif ref.start is not None:
-            span = _clock(ref.start) + (f"–{_clock(ref.end)}" if ref.end is not None else "")
+            span = clock(ref.start) + (f"–{clock(ref.end)}" if ref.end is not None else "")
             text = f"🎬 {doc} (video {span})"
             order = (10**6, float(ref.start))
         else:
