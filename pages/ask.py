@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import time
 import uuid
 from typing import Any
 
@@ -22,7 +23,13 @@ from citation_core.pipeline.languages import LANGUAGES
 from citation_core.pipeline.trace import ProgressEvent
 
 ss = st.session_state
-ss.setdefault("session_id", uuid.uuid4().hex)
+if "session_id" not in ss:
+    # the history key lives in the URL, so a reload or an app restart finds the same conversations
+    # while another browser (another key) never sees them
+    given = st.query_params.get("history", "")
+    ss["session_id"] = given if len(given) == 32 and given.isalnum() else uuid.uuid4().hex
+if st.query_params.get("history") != ss["session_id"]:
+    st.query_params["history"] = ss["session_id"]
 ss.setdefault("seek_parity", 0)
 
 config = cached.config()
@@ -163,10 +170,19 @@ with chat_col:
     mine = store.conversations(ss["session_id"])
     if mine:
         with st.expander(f"History ({len(mine)} conversations)"):
+            if conversation_id is not None and st.button("New conversation", icon=":material/add:"):
+                ss.pop("conversation_id", None)
+                ss.pop("last_result", None)
+                st.rerun()
             for conv in mine[:20]:
-                if st.button(f"{conv.title}", key=f"conv-{conv.id}"):
+                when = time.strftime("%d %b %H:%M", time.localtime(conv.created))
+                unit_name = material.units[conv.unit_id].unit.name if conv.unit_id in material.units else ""
+                label = f"{conv.title} · {unit_name} · {when}"
+                if st.button(label, key=f"conv-{conv.id}", disabled=conv.id == conversation_id):
                     ss["conversation_id"] = conv.id
                     ss.pop("last_result", None)
+                    if conv.unit_id in material.units:
+                        ss["unit_id"] = conv.unit_id
                     st.rerun()
 
 # --- the viewer ----------------------------------------------------------------------------------

@@ -97,6 +97,14 @@ def test_ask_hover_and_jump_to_the_slide_and_the_second(app: tuple[str, Path], b
     page.wait_for_function(f"() => Math.abs(document.querySelector('video')?.currentTime - {start}) < 1.5",
                            timeout=15_000)
     assert abs(video_time(page) - start) < 1.5
+
+    # the history key is in the URL: a reload (or an app restart) finds the stored conversation again
+    assert "history=" in page.url
+    page.reload()
+    page.get_by_text("Ask about what you see").wait_for()
+    page.get_by_text("History (1 conversations)").click()
+    page.get_by_role("button", name=re.compile("How does the merge procedure")).click()
+    page.locator("[data-testid=stChatMessage]").last.locator("button.cite-chip").first.wait_for()
     assert errors == []
     ctx.close()
 
