@@ -1,4 +1,4 @@
-"""``citation-studio``: cite, parse, deck, transcript, course, ask, render.
+"""``citation-studio``: cite, parse, deck, transcript, course, ask, render, bench.
 
 Bad input exits with code 2 and one line on stderr naming the file or field and what is wrong.
 """
@@ -173,6 +173,20 @@ def cmd_render(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench(args: argparse.Namespace) -> int:
+    import importlib
+
+    from ..llm.config import project_root
+
+    root = project_root()
+    if not (root / "bench" / "pipeline_rounds.py").is_file():
+        raise InputError(f"{root / 'bench'}: the benchmarks come with a checkout of the project, not found here")
+    sys.path.insert(0, str(root))
+    module = importlib.import_module("bench.pipeline_rounds")
+    argv = ["--delay", str(args.delay)] + (["--n", args.n] if args.n else [])
+    return int(module.main(argv))
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
@@ -227,6 +241,11 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("render", help="render Markdown with markers to HTML (markers become chip candidates)")
     r.add_argument("file", nargs="?", default="-")
     r.set_defaults(func=cmd_render)
+
+    b = sub.add_parser("bench", help="LLM rounds per citation pass against a local chat-completions server")
+    b.add_argument("--delay", type=float, default=0.2, help="seconds the local server waits before every reply")
+    b.add_argument("--n", default=None, help="used citations, e.g. 1,5,10,20")
+    b.set_defaults(func=cmd_bench)
     return p
 
 
