@@ -73,10 +73,25 @@ def _original_case(text: str, phrase: str) -> str:
     return text[i : i + len(phrase)]
 
 
+# words that rarely name a topic on their own: frequent verbs, adverbs, quantifiers
+WEAK = frozenset(
+    """every each first second next last new old same whole large small smallest largest remaining
+    place places placed take takes taken make makes made call calls called give gives given say says
+    said see shows show shown grows grow replace replaces draw draws drawn get gets let lets run runs
+    need needs want notice turn turns go goes come comes keep keeps find finds look looks work works
+    happen happens compute computes half halves both two three many much few often always never
+    instead simply really only just also""".split()
+)
+
+
+def _weak(token: str) -> bool:
+    return token in WEAK or (token.endswith("ly") and len(token) > 4)
+
+
 def keyword_candidates(paragraph: str) -> list[str]:
     """Salient 1–2 word terms of a paragraph, best first."""
     toks = tokens(paragraph)
-    content = [t for t in content_tokens(paragraph) if t not in GENERIC and not t.isdigit()]
+    content = [t for t in content_tokens(paragraph) if t not in GENERIC and not t.isdigit() and not _weak(t)]
     counts = Counter(content)
     first: dict[str, int] = {}
     for i, t in enumerate(content):
