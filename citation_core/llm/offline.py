@@ -14,7 +14,17 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..textutil import STOPWORDS, content_tokens, first_sentences, is_code_line, sentences, slide_lines, stems, tokens
+from ..textutil import (
+    STOPWORDS,
+    content_tokens,
+    first_sentences,
+    is_code_line,
+    sentences,
+    slide_lines,
+    stem,
+    stems,
+    tokens,
+)
 from .base import LlmRequest, LlmResponse, Usage, estimate_tokens
 
 OFFLINE_LABEL = "offline model (extractive, no translation)"
@@ -125,8 +135,13 @@ def _head(paragraph: str) -> str:
     return first[0].text if first and first[0].text.endswith("?") else ""
 
 
+def _key(keyword: str) -> str:
+    """What makes two keywords the same to a reader: case and plural endings aside."""
+    return " ".join(stem(t) for t in tokens(keyword))
+
+
 def pick_keyword(paragraph: str, used: Sequence[str]) -> str:
-    used_low = {u.strip().lower() for u in used}
+    used_low = {u.strip().lower() for u in used} | {_key(u) for u in used}
     head = _head(paragraph)
     head_terms = [t for t in tokens(head) if t not in STOPWORDS and t not in GENERIC and not t.isdigit()]
     ordered: list[str] = []
@@ -135,7 +150,7 @@ def pick_keyword(paragraph: str, used: Sequence[str]) -> str:
     ordered += [c for c in keyword_candidates(head) if len(c.split()) == 2] if head else []
     ordered += keyword_candidates(paragraph)
     for cand in ordered:
-        if cand and cand.lower() not in used_low:
+        if cand and cand.lower() not in used_low and _key(cand) not in used_low:
             return cand[:1].upper() + cand[1:]
     base = (keyword_candidates(paragraph) or ["Source"])[0]
     k = 2
