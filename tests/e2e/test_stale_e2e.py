@@ -61,6 +61,9 @@ def test_reupload_makes_stored_chips_stale_and_their_click_opens_the_unit(tmp_pa
         go_to_page(page, 9)
         stale.click()
         page.get_by_text("This source changed since the answer was written").wait_for(timeout=15_000)
-        assert "(page 1 of 16)" in caption_text(page)  # the unit, not the stale position
+        # the unit opens at its start, not at the stale position (the caption is drawn after the notice)
+        page.wait_for_function("() => document.querySelector('[data-testid=viewer-caption]')"
+                               "?.innerText.includes('(page 1 of 16)')", timeout=15_000)
+        assert "(page 1 of 16)" in caption_text(page)
         assert errors == []
         browser.close()
