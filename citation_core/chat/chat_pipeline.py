@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from ..contract import SourceRef
 from ..errors import CitationStudioError
@@ -14,9 +15,9 @@ from ..llm.factory import create_model
 from ..material.library import CourseMaterial
 from ..pipeline import Citation, CitationPipeline, Failure, Trace
 from ..pipeline.languages import choose_language
-from ..pipeline.model_calls import ModelFactory
+from ..pipeline.model_calls import ModelFactory, RoleModel, complete_recorded
 from ..pipeline.prompts import Prompts
-from ..pipeline.trace import CallRecord, ProgressCallback
+from ..pipeline.trace import ProgressCallback
 from ..pipeline.two_pass import cite_both, usage_of
 from ..sources import FaqSource, LectureSource
 from ..textutil import content_tokens
@@ -24,6 +25,7 @@ from .tools import TOOLS, ToolState, passage
 from .view import CurrentView, ViewPosition, current_view
 
 MAX_TOOL_ROUNDS = 4
+T = TypeVar("T")
 
 
 class WriterError(CitationStudioError):
@@ -54,15 +56,20 @@ def citation_json(ref: SourceRef, keyword: str, summary: str) -> dict[str, Any]:
             "keyword": keyword, "summary": summary}
 
 
+def _unique(items: Iterable[T], key: Callable[[T], str]) -> list[T]:
+    """Items in order, later ones with an already seen key dropped."""
+    seen: set[str] = set()
+    out: list[T] = []
+    for item in items:
+        if key(item) not in seen:
+            seen.add(key(item))
+            out.append(item)
+    return out
+
+
 def merge_lecture_sources(view: tuple[LectureSource, ...], retrieved: list[LectureSource]) -> list[LectureSource]:
     """Current view first, then retrieved, de-duplicated by uuid."""
-    seen: set[str] = set()
-    out: list[LectureSource] = []
-    for s in (*view, *retrieved):
-        if s.uuid not in seen:
-            seen.add(s.uuid)
-            out.append(s)
-    return out
+    return _unique((*view, *retrieved), lambda s: s.uuid)
 
 
 def mentioned_unit(material: CourseMaterial, question: str, current: int) -> int | None:
@@ -109,7 +116,8 @@ class ChatPipeline:
 
         switched = state.switched_to is not None and state.switched_to != view.unit_id
         lecture_sources = merge_lecture_sources(() if switched else view.sources, state.retrieved)
-        cited = cite_both(self.citations, answer, _dedupe_faqs(state.faqs), lecture_sources,
+        faqs = _unique(state.faqs, lambda f: str(f.id))
+        cited = cite_both(self.citations, answer, faqs, lecture_sources,
                           user_language=user_language, variant=self.config.dependency_variant(variant),
                           progress=progress)
         traces: dict[str, Trace] = {"chat": writer_trace, **cited.traces}
@@ -119,12 +127,12 @@ class ChatPipeline:
         models.update({f"citation {role}": m for role, m in roles.items()})
         return ChatResult(question, text, answer, tuple(citations), view, switched,
                           state.switched_to if switched else None, tuple(failures), traces,
-                          tuple(state.retrieved), tuple(_dedupe_faqs(state.faqs)), models)
+                          tuple(state.retrieved), tuple(faqs), models)
 
     def _write(self, question: str, view: CurrentView, state: ToolState, line: str, lang: str, variant: str,
                trace: Trace) -> str:
-        cfg = self.config.resolve(CHAT_PIPELINE, variant, "chat")
-        model = self.factory(cfg)
+        role = RoleModel(self.config.resolve(CHAT_PIPELINE, variant, "chat"), variant)
+        model = self.factory(role.config)
         units = "\n".join(f"{uid}: {um.unit.name}" for uid, um in self.material.units.items())
         prompt = self.prompts.render("writer", line, CourseName=self.material.course.name, Units=units,
                                      CurrentView=view.describe(), Question=question)
@@ -147,17 +155,11 @@ class ChatPipeline:
         for _round in range(MAX_TOOL_ROUNDS + 1):
             request = LlmRequest("writer", (ChatMessage("system", prompt), ChatMessage("user", question)), inputs,
                                  () if model.offline or _round == MAX_TOOL_ROUNDS else TOOLS, tuple(history))
-            started = trace.now()
             try:
-                resp = model.complete(request)
+                resp = complete_recorded(trace, model, role, request, prompt)
             except Exception as exc:
                 trace.end(rec, "failed", error=str(exc))
                 raise WriterError(f"answer writer failed: {exc}") from exc
-            u = resp.usage
-            trace.add_call(CallRecord("writer", resp.model_id, resp.model_name, variant, model.offline, prompt,
-                                      resp.content or json.dumps([c.name for c in resp.tool_calls]), started,
-                                      trace.now() - started, u.prompt_tokens, u.completion_tokens, u.cost,
-                                      u.estimated))
             if not resp.tool_calls:
                 trace.end(rec, answer=resp.content, switched_to=state.switched_to,
                           retrieved=[s.uuid for s in state.retrieved])
@@ -170,12 +172,3 @@ class ChatPipeline:
                 history.append({"role": "tool", "tool_call_id": call.id, "content": result})
         raise WriterError("answer writer: no answer after the tool rounds")
 
-
-def _dedupe_faqs(faqs: list[FaqSource]) -> list[FaqSource]:
-    seen: set[str] = set()
-    out = []
-    for f in faqs:
-        if str(f.id) not in seen:
-            seen.add(str(f.id))
-            out.append(f)
-    return out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -33,17 +34,32 @@ def call_model(
     started = trace.now()
     model = factory(role.config)  # every task its own client: no shared usage counters
     request = LlmRequest(task, (ChatMessage("user", prompt),), inputs)
+    return complete_recorded(trace, model, role, request, prompt, seq, started)
+
+
+def complete_recorded(
+    trace: Trace,
+    model: ChatModel,
+    role: RoleModel,
+    request: LlmRequest,
+    prompt: str,
+    seq: int | None = None,
+    started: float | None = None,
+) -> LlmResponse:
+    """``model.complete(request)`` with a trace record of the call (also of a failed one); errors re-raised."""
+    started = trace.now() if started is None else started
     try:
         resp = model.complete(request)
     except Exception as exc:
         trace.add_call(
-            CallRecord(task, role.config.id, role.config.model, role.variant, model.offline, prompt, "",
+            CallRecord(request.task, role.config.id, role.config.model, role.variant, model.offline, prompt, "",
                        started, trace.now() - started, 0, 0, 0.0, True, seq, str(exc) or type(exc).__name__)
         )
         raise
     u = resp.usage
+    output = resp.content or json.dumps([c.name for c in resp.tool_calls])
     trace.add_call(
-        CallRecord(task, resp.model_id, resp.model_name, role.variant, model.offline, prompt, resp.content,
+        CallRecord(request.task, resp.model_id, resp.model_name, role.variant, model.offline, prompt, output,
                    started, trace.now() - started, u.prompt_tokens, u.completion_tokens, u.cost, u.estimated, seq)
     )
     return resp
