@@ -93,11 +93,10 @@ def parse(text: str, pattern: PatternName) -> list[MarkerMatch]:
 
 def parse_intermediate(marker: str) -> IntermediateMarker:
     """Parse exactly one intermediate marker (the whole string)."""
-    m = IRIS_RE.fullmatch(marker)
-    if not m:
+    found = _iris(marker)
+    if len(found) != 1 or found[0].span != (0, len(marker)):
         raise ValueError(f"not an intermediate marker: {marker!r}")
-    mm = _iris(marker)[0]
-    return IntermediateMarker(mm.source_ref(), int(m[6]))
+    return IntermediateMarker(found[0].source_ref(), int(found[0].seq or 0))
 
 
 def parse_final(marker: str) -> FinalMarker:

@@ -27,7 +27,6 @@ from ..textutil import (
 )
 from .base import LlmRequest, LlmResponse, Usage, estimate_tokens
 
-OFFLINE_LABEL = "offline model (extractive, no translation)"
 GENERIC = frozenset(
     (
         "slide slides lecture lectures example examples note notes page section agenda overview summary "

@@ -62,12 +62,6 @@ class CourseMaterial:
             raise InputError(f"unit {unit_id}: no such unit in course {self.course.id} (known: {known})")
         return self.units[unit_id]
 
-    def lecture_sources(self) -> list[LectureSource]:
-        out: list[LectureSource] = []
-        for um in self.units.values():
-            out.extend(um.chunks)
-            out.extend(um.segments)
-        return out
 
 
 def without_boilerplate(deck: Deck) -> Deck:

@@ -71,7 +71,8 @@ def _keywords_sequential(ctx: EnrichContext, used: Sequence[SerializedSource]) -
             )
             resp = call_model(ctx.trace, ctx.factory, ctx.role, "keyword", prompt,
                               {"paragraph": src.content, "used_keywords": list(done)}, src.seq)
-            kw = make_unique(clean_keyword(resp.content), done) if clean_keyword(resp.content) else ""
+            cleaned = clean_keyword(resp.content)
+            kw = make_unique(cleaned, done) if cleaned else ""
             keywords[src.seq] = kw
             if kw:
                 done.append(kw)

@@ -27,9 +27,6 @@ class Serialized:
     def by_seq(self) -> dict[int, SerializedSource]:
         return {e.seq: e for e in self.entries}
 
-    def by_marker(self) -> dict[str, SerializedSource]:
-        return {e.marker: e for e in self.entries}
-
 
 def _entries(items: Sequence[tuple[SourceRef, str, Source]]) -> Serialized:
     entries: list[SerializedSource] = []
