@@ -13,7 +13,8 @@ import openai
 import pytest
 from openai.types.chat import ChatCompletionMessageParam
 
-from citation_core.llm.local_server import (
+from citation_core.testing import (
+    ChatRequest,
     LocalChatServer,
     Reply,
     echo_handler,
@@ -58,7 +59,25 @@ def test_sdk_gets_content_and_usage() -> None:
         assert reqs[0].status == 200
         assert reqs[0].body["model"] == "my-model"
         assert reqs[0].headers["authorization"] == "Bearer x"
-        assert reqs[0].finished >= reqs[0].started
+        assert reqs[0].task is None  # the SDK alone names no task
+
+
+def test_handler_gets_the_headers_and_the_record_keeps_the_body_as_sent() -> None:
+    seen: list[tuple[str | None, str]] = []
+
+    def handler(request: ChatRequest) -> Reply:
+        seen.append((request.task, request.headers["x-extra"]))
+        request["model"] = "changed by the handler"
+        return Reply("ok")
+
+    with LocalChatServer(handler) as srv:
+        _client(srv).chat.completions.create(
+            model="m", messages=USER_HI, extra_headers={"X-Citation-Task": "summary", "X-Extra": "1"}
+        )
+        (req,) = srv.requests
+    assert seen == [("summary", "1")]
+    assert req.task == "summary" and req.headers["x-citation-task"] == "summary"
+    assert req.body["model"] == "m"
 
 
 def test_explicit_usage_and_scripted_order() -> None:
@@ -114,6 +133,13 @@ def test_handler_exception_is_http_500() -> None:
         assert status == 500
         assert "kaput" in data["error"]["message"]
         assert data["error"]["type"] == "server_error"
+
+
+@pytest.mark.parametrize(("reply", "reason"), [("text", "not Reply"), (Reply(status=700), "invalid reply status")])
+def test_a_reply_that_is_not_one_is_http_500(reply: object, reason: str) -> None:
+    with LocalChatServer(lambda request: reply) as srv:  # type: ignore[arg-type,return-value]
+        status, _, data = _raw(srv, "POST", "/v1/chat/completions", b'{"model": "m"}')
+    assert status == 500 and reason in data["error"]["message"]
 
 
 def test_client_timeout_and_fast_stop() -> None:
@@ -175,17 +201,18 @@ def test_tool_calls_round_trip() -> None:
     assert json.loads(second.function.arguments) == {"n": 2}  # type: ignore[union-attr]
 
 
-def test_models_endpoint_and_http_errors() -> None:
-    with LocalChatServer(echo_handler, models=["a", "b"]) as srv:
-        models = _client(srv).models.list()
-        assert [m.id for m in models.data] == ["a", "b"]
-
-        status, _, data = _raw(srv, "GET", "/v1/nope")
-        assert status == 404 and "error" in data
+def test_unknown_paths_and_bad_bodies_are_http_errors() -> None:
+    with LocalChatServer(echo_handler) as srv:
+        for method, path in (("GET", "/v1/models"), ("GET", "/v1/chat/completions"), ("POST", "/v1/nope")):
+            status, _, data = _raw(srv, method, path, b"{}" if method == "POST" else None)
+            assert status == 404 and "error" in data
         status, _, data = _raw(srv, "POST", "/v1/chat/completions", b"{not json")
         assert status == 400 and data["error"]["type"] == "invalid_request_error"
+        status, _, data = _raw(srv, "POST", "/v1/chat/completions", b"[1, 2]")
+        assert status == 400 and "JSON object" in data["error"]["message"]
         status, _, data = _raw(srv, "POST", "/v1/chat/completions", b'{"stream": true}')
-        assert status == 400
+        assert status == 400 and "streaming" in data["error"]["message"]
+        assert [r.status for r in srv.requests] == [400, 400, 400]
 
 
 def test_keep_alive_reuses_connection() -> None:

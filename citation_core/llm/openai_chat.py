@@ -50,6 +50,8 @@ class OpenAIChatModel:
 
     def complete(self, request: LlmRequest) -> LlmResponse:
         kwargs: dict[str, Any] = {"model": self.config.model, "messages": self._messages(request)}
+        # Names the task for servers that want it (the test server answers by it); others ignore it.
+        kwargs["extra_headers"] = {"X-Citation-Task": request.task}
         if self.config.temperature is not None:
             kwargs["temperature"] = self.config.temperature
         if request.tools:

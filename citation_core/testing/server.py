@@ -1,0 +1,477 @@
+"""A tiny OpenAI-compatible chat-completions server on 127.0.0.1, for tests and benchmarks.
+
+Stdlib only (``http.server``). It speaks just enough of the OpenAI protocol to drive an
+OpenAI-compatible client over real HTTP: ``POST /v1/chat/completions`` (non-streaming) answers a
+``chat.completion`` object or an OpenAI-style error body.
+
+Every chat-completions request is passed to a *handler* as a :class:`ChatRequest` (the parsed JSON
+body, a dict, plus the request headers) and the handler returns a :class:`Reply`: content, HTTP
+status, latency, token usage, tool calls and extra headers. Requests are served concurrently and
+recorded (:attr:`LocalChatServer.requests`) with their arrival and finish times, so tests can assert
+on concurrency with :meth:`LocalChatServer.max_overlap`.
+
+Example::
+
+    with LocalChatServer(echo_handler) as srv:
+        client = openai.OpenAI(base_url=srv.base_url, api_key="x", max_retries=0)
+        out = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
+        assert out.choices[0].message.content == "hi"
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import json
+import socket
+import socketserver
+import threading
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any, Self
+
+__all__ = [
+    "TASK_HEADER",
+    "ChatRequest",
+    "Handler",
+    "LocalChatServer",
+    "RecordedRequest",
+    "Reply",
+    "echo_handler",
+    "scripted",
+]
+
+HOST = "127.0.0.1"
+TASK_HEADER = "x-citation-task"
+"""The header (lower-cased) in which the citation client names the task of a request."""
+
+
+class ChatRequest(dict[str, Any]):
+    """What a handler gets: the parsed JSON body of one request (a dict of its own) plus its headers."""
+
+    def __init__(self, body: Mapping[str, Any], headers: Mapping[str, str]) -> None:
+        super().__init__(copy.deepcopy(dict(body)))
+        self.headers: dict[str, str] = {name.lower(): value for name, value in headers.items()}
+
+    @property
+    def task(self) -> str | None:
+        """The ``X-Citation-Task`` header, ``None`` when the client did not send it."""
+        return self.headers.get(TASK_HEADER)
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One chat-completions request as seen by the server."""
+
+    body: dict[str, Any]  # parsed JSON request ({} if the body was not a JSON object)
+    headers: dict[str, str]  # request headers, names lower-cased
+    started: float  # time.monotonic() when the request arrived
+    finished: float  # time.monotonic() just before the response was written
+    status: int  # HTTP status that was answered
+
+    @property
+    def task(self) -> str | None:
+        """The ``X-Citation-Task`` header, ``None`` when the client did not send it."""
+        return self.headers.get(TASK_HEADER)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What the server answers to one chat-completions request.
+
+    A non-200 ``status`` produces an OpenAI-style error body ``{"error": {"message", "type", ...}}``
+    whose message is ``content`` (or the HTTP reason phrase when ``content`` is empty).
+    """
+
+    content: str = ""
+    status: int = 200
+    delay: float = 0.0  # seconds to wait before answering
+    prompt_tokens: int | None = None  # default: about chars / 4 of the request messages
+    completion_tokens: int | None = None  # default: about chars / 4 of content and tool calls
+    tool_calls: list[dict[str, Any]] | None = None  # -> finish_reason "tool_calls"
+    headers: dict[str, str] | None = None  # extra response headers
+
+
+Handler = Callable[[ChatRequest], Reply]
+"""Gets the request, returns the reply. Called from many threads at once; an exception is an HTTP 500."""
+
+
+# --------------------------------------------------------------------------- the OpenAI wire format
+
+
+def content_text(content: Any) -> str:
+    """Text of a message ``content``: a string, or a list of content parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            part if isinstance(part, str) else str(part.get("text") or "") if isinstance(part, dict) else ""
+            for part in content
+        )
+    return "" if content is None else str(content)
+
+
+def _tokens(chars: int) -> int:
+    return (chars + 3) // 4
+
+
+def _prompt_tokens(body: Mapping[str, Any]) -> int:
+    messages = body.get("messages")
+    if not isinstance(messages, list):
+        return 0
+    return _tokens(sum(len(content_text(m.get("content"))) for m in messages if isinstance(m, dict)))
+
+
+def _tool_calls(tool_calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Fill in ``id``/``type`` and serialise dict ``arguments``, so the SDK parses the calls."""
+    out: list[dict[str, Any]] = []
+    for index, call in enumerate(tool_calls):
+        item = copy.deepcopy(call)
+        item.setdefault("id", f"call_{index}_{uuid.uuid4().hex[:12]}")
+        item.setdefault("type", "function")
+        function = item.get("function")
+        if isinstance(function, dict) and not isinstance(function.get("arguments", ""), str):
+            function["arguments"] = json.dumps(function["arguments"])
+        out.append(item)
+    return out
+
+
+def _error_body(status: int, message: str) -> dict[str, Any]:
+    if status == 429:
+        kind = "rate_limit_error"
+    elif status == 401:
+        kind = "authentication_error"
+    elif status >= 500:
+        kind = "server_error"
+    else:
+        kind = "invalid_request_error"
+    if not message:
+        try:
+            message = HTTPStatus(status).phrase
+        except ValueError:
+            message = f"HTTP {status}"
+    return {"error": {"message": message, "type": kind, "code": str(status), "param": None}}
+
+
+def _completion_body(body: Mapping[str, Any], reply: Reply) -> dict[str, Any]:
+    tool_calls = _tool_calls(reply.tool_calls) if reply.tool_calls else None
+    message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+    chars = len(reply.content)
+    if tool_calls:
+        message["tool_calls"] = tool_calls
+        message["content"] = reply.content or None
+        for call in tool_calls:
+            function = call.get("function")
+            if isinstance(function, dict):
+                chars += len(str(function.get("name", ""))) + len(str(function.get("arguments", "")))
+    prompt_tokens = _prompt_tokens(body) if reply.prompt_tokens is None else reply.prompt_tokens
+    completion_tokens = _tokens(chars) if reply.completion_tokens is None else reply.completion_tokens
+    model = body.get("model")
+    return {
+        "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model if isinstance(model, str) else "local-model",
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": "tool_calls" if tool_calls else "stop",
+                "logprobs": None,
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
+    }
+
+
+# --------------------------------------------------------------------------- the server
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128  # many parallel clients connect at once (benchmarks)
+    block_on_close = False
+
+    def __init__(self, owner: LocalChatServer, port: int) -> None:
+        self.owner = owner
+        super().__init__((HOST, port), _RequestHandler)
+
+    def server_bind(self) -> None:
+        # HTTPServer.server_bind() calls socket.getfqdn(), a possibly slow reverse DNS lookup.
+        socketserver.TCPServer.server_bind(self)
+        self.server_name = HOST
+        self.server_port = int(self.server_address[1])
+
+
+class _RequestHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive; every response has a Content-Length
+    disable_nagle_algorithm = True  # headers and body go out in two writes
+    server_version = "LocalChatServer/1.0"
+
+    @property
+    def _owner(self) -> LocalChatServer:
+        server = self.server
+        assert isinstance(server, _HTTPServer)
+        return server.owner
+
+    # -- connection bookkeeping, so that stop() can close idle keep-alive connections
+
+    def setup(self) -> None:
+        super().setup()
+        self._owner._register_connection(self.connection)
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        except OSError:
+            pass
+        finally:
+            self._owner._unregister_connection(self.connection)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return  # keep test output quiet
+
+    # -- routing
+
+    def _is_completions(self) -> bool:
+        return self.path.split("?", 1)[0].rstrip("/") == "/v1/chat/completions"
+
+    def do_GET(self) -> None:
+        self._send_json(404, _error_body(404, f"unknown path {self.path}"))
+
+    def do_POST(self) -> None:
+        started = time.monotonic()
+        raw = self._read_body()
+        if not self._is_completions():
+            self._send_json(404, _error_body(404, f"unknown path {self.path}"))
+            return
+        headers = {name.lower(): value for name, value in self.headers.items()}
+        owner = self._owner
+        body: dict[str, Any] = {}
+        extra: dict[str, str] = {}
+        try:
+            parsed = json.loads(raw or b"null")
+        except (ValueError, UnicodeDecodeError) as exc:
+            status, payload = 400, _error_body(400, f"invalid JSON body: {exc}")
+        else:
+            if not isinstance(parsed, dict):
+                status, payload = 400, _error_body(400, "request body must be a JSON object")
+            else:
+                body = parsed
+                answered = self._answer(owner, ChatRequest(body, headers))
+                if answered is None:  # stop() was called while the reply was delayed: drop it
+                    self.close_connection = True
+                    return
+                status, payload, extra = answered
+
+        def record() -> None:
+            # Recorded just before the response goes out, so the record is there once the client has it.
+            owner._record(RecordedRequest(body, headers, started, time.monotonic(), status))
+
+        self._send_json(status, payload, extra, before_send=record)
+
+    def _answer(
+        self, owner: LocalChatServer, request: ChatRequest
+    ) -> tuple[int, dict[str, Any], dict[str, str]] | None:
+        """(status, payload, extra headers), or None when the server stopped during the reply's delay."""
+        if request.get("stream"):
+            return 400, _error_body(400, "streaming is not supported"), {}
+        try:
+            reply = owner.handler(request)
+            if not isinstance(reply, Reply):
+                raise TypeError(f"handler returned {type(reply).__name__}, not Reply")
+            if not 200 <= reply.status <= 599:
+                raise ValueError(f"invalid reply status {reply.status}")
+            payload = _completion_body(request, reply) if reply.status == 200 else None
+        except Exception as exc:  # noqa: BLE001 - reported to the client as a 500
+            return 500, _error_body(500, f"handler error: {type(exc).__name__}: {exc}"), {}
+        if reply.delay > 0 and owner._stopping.wait(reply.delay):
+            return None
+        if payload is None:
+            payload = _error_body(reply.status, reply.content)
+        return reply.status, payload, dict(reply.headers or {})
+
+    # -- I/O
+
+    def _read_body(self) -> bytes:
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = 0
+        return self.rfile.read(length) if length > 0 else b""
+
+    def _send_json(
+        self,
+        status: int,
+        payload: dict[str, Any],
+        extra: dict[str, str] | None = None,
+        before_send: Callable[[], None] | None = None,
+    ) -> None:
+        data = json.dumps(payload).encode("utf-8")
+        if before_send is not None:
+            before_send()
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for name, value in (extra or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+            self.wfile.flush()
+        except OSError:
+            self.close_connection = True  # the client went away (it timed out, say)
+
+
+class LocalChatServer:
+    """An OpenAI chat-completions server on 127.0.0.1, served from a background thread.
+
+    ``start()`` binds and starts serving (port 0 picks a free port); ``stop()`` shuts down, closes
+    open connections (dropping delayed replies) and joins the thread. Also a context manager.
+    """
+
+    def __init__(self, handler: Handler, *, port: int = 0) -> None:
+        self.handler = handler
+        self.port = port
+        self._lock = threading.Lock()
+        self._requests: list[RecordedRequest] = []
+        self._connections: set[socket.socket] = set()
+        self._stopping = threading.Event()
+        self._httpd: _HTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle
+
+    def start(self) -> Self:
+        if self._stopping.is_set():
+            raise RuntimeError("LocalChatServer cannot be restarted after stop()")
+        if self._httpd is not None:
+            return self
+        httpd = _HTTPServer(self, self.port)
+        self.port = httpd.server_port
+        self._httpd = httpd
+        self._thread = threading.Thread(
+            target=httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name=f"LocalChatServer:{self.port}",
+            daemon=True,
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopping.set()  # wakes delayed replies
+            connections = list(self._connections)
+        httpd, thread = self._httpd, self._thread
+        if httpd is not None:
+            httpd.shutdown()
+        for conn in connections:
+            _shutdown_socket(conn)
+        if httpd is not None:
+            httpd.server_close()
+        if thread is not None:
+            thread.join(timeout=5)
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    # -- introspection
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:PORT/v1`` (once started)."""
+        if self._httpd is None:
+            raise RuntimeError("LocalChatServer is not started")
+        return f"http://{HOST}:{self.port}/v1"
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """Snapshot of the recorded chat-completions requests, in finish order."""
+        with self._lock:
+            return list(self._requests)
+
+    def max_overlap(self, predicate: Callable[[RecordedRequest], bool] = lambda r: True) -> int:
+        """The largest number of matching requests that were in flight at once."""
+        events: list[tuple[float, int]] = []
+        for req in self.requests:
+            if predicate(req):
+                events.append((req.started, 1))
+                events.append((req.finished, -1))
+        # At equal times ends (-1) sort before starts (+1): intervals that merely touch do not overlap.
+        events.sort()
+        best = current = 0
+        for _, delta in events:
+            current += delta
+            best = max(best, current)
+        return best
+
+    # -- used by the request handler
+
+    def _record(self, request: RecordedRequest) -> None:
+        with self._lock:
+            self._requests.append(request)
+
+    def _register_connection(self, conn: socket.socket) -> None:
+        with self._lock:
+            self._connections.add(conn)
+            stopping = self._stopping.is_set()
+        if stopping:
+            _shutdown_socket(conn)
+
+    def _unregister_connection(self, conn: socket.socket) -> None:
+        with self._lock:
+            self._connections.discard(conn)
+
+
+def _shutdown_socket(conn: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        conn.shutdown(socket.SHUT_RDWR)
+
+
+# --------------------------------------------------------------------------- simple handlers
+
+
+def echo_handler(request: Mapping[str, Any]) -> Reply:
+    """Reply with the content of the last user message ("" if there is none)."""
+    messages = request.get("messages")
+    if isinstance(messages, list):
+        for message in reversed(messages):
+            if isinstance(message, dict) and message.get("role") == "user":
+                return Reply(content=content_text(message.get("content")))
+    return Reply(content="")
+
+
+def scripted(replies: Sequence[Reply]) -> Handler:
+    """A handler answering ``replies`` in order (thread-safe); the last one repeats."""
+    script = list(replies)
+    if not script:
+        raise ValueError("scripted() needs at least one Reply")
+    lock = threading.Lock()
+    position = 0
+
+    def handler(request: ChatRequest) -> Reply:
+        nonlocal position
+        with lock:
+            reply = script[min(position, len(script) - 1)]
+            position += 1
+        return reply
+
+    return handler
