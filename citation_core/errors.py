@@ -1,26 +1,95 @@
-"""Error types. Every error carries one line that names the file or field and what is wrong."""
+"""Every error the library raises, in one tree. ``str(err)`` is one line that names the file or field.
+
+    CitationStudioError
+    ├── InputError                 bad input from the user (the command line exits with 2)
+    │   ├── SourcesError           a sources file or record is malformed
+    │   ├── MarkerError            a citation marker does not follow the contract
+    │   ├── MaterialError          a deck, transcript, manifest or FAQ file cannot be used
+    │   │   └── UnknownUnitError   a lecture unit id that the course does not have
+    │   ├── PositionError          an open page or second outside the unit's material
+    │   └── ConfigError            llm_config.yml / application.yml is missing an entry or malformed
+    └── RunError                   a run failed although its input was fine (the command line exits with 1)
+        ├── ModelCallError         a model call failed (HTTP error, timeout, malformed reply)
+        ├── PlacementError         the placement call failed; carries the run's trace
+        └── WriterError            the answer writer produced no answer
+
+Library code raises only these; the outermost boundary of a citation run is the one place that turns
+any other exception into a recorded internal error, so that the answer is never lost.
+"""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .pipeline.trace import Trace
+
+__all__ = [
+    "CitationStudioError",
+    "ConfigError",
+    "InputError",
+    "MarkerError",
+    "MaterialError",
+    "ModelCallError",
+    "PlacementError",
+    "PositionError",
+    "RunError",
+    "SourcesError",
+    "UnknownUnitError",
+    "WriterError",
+]
 
 
 class CitationStudioError(Exception):
     """Base class: ``str(err)`` is a single line fit for a user."""
 
     def __init__(self, message: str) -> None:
-        super().__init__(" ".join(message.split()))
+        super().__init__(" ".join(str(message).split()))
 
 
 class InputError(CitationStudioError):
     """A file or value given by the user is missing or malformed."""
 
 
-class MaterialError(CitationStudioError):
+class SourcesError(InputError):
+    """A sources file (or one of its records) is malformed."""
+
+
+class MarkerError(InputError, ValueError):
+    """A citation marker does not follow the contract."""
+
+
+class MaterialError(InputError):
     """Lecture material (deck, transcript, manifest, FAQ file) cannot be used."""
 
 
-class ConfigError(CitationStudioError):
+class UnknownUnitError(MaterialError, LookupError):
+    """A lecture unit id that the course does not have."""
+
+
+class PositionError(InputError):
+    """An open page or second outside the unit's material."""
+
+
+class ConfigError(InputError):
     """``llm_config.yml`` / ``application.yml`` is missing an entry or malformed."""
 
 
-class ModelCallError(CitationStudioError):
+class RunError(CitationStudioError):
+    """A run failed although its input was fine."""
+
+
+class ModelCallError(RunError):
     """A model call failed (HTTP error, timeout, malformed reply)."""
+
+
+class PlacementError(RunError):
+    """Placement failed; raised out of the citation pipeline with the run's trace (the chat pipeline catches it)."""
+
+    def __init__(self, message: str, trace: Trace) -> None:
+        super().__init__(message)
+        self.trace = trace
+
+
+class WriterError(RunError):
+    """The answer writer could not produce an answer."""

@@ -9,11 +9,7 @@ from typing import Any
 
 import streamlit as st
 
-import citation_core.app.boot  # noqa: F401  (deep links on a fresh server)
-from citation_core.app import cached
-from citation_core.app.services import chat_pipeline, store_answer
-from citation_core.app.text import md_escape
-from citation_core.app.widgets import chips, model_badges, trace_panel
+import studio.boot  # noqa: F401  (deep links on a fresh server)
 from citation_core.chat.chat_pipeline import ChatResult
 from citation_core.chat.view import ViewPosition
 from citation_core.errors import CitationStudioError
@@ -21,6 +17,10 @@ from citation_core.lms.sources_list import with_sources_list
 from citation_core.material.library import CourseMaterial, UnitMaterial
 from citation_core.pipeline.languages import LANGUAGES
 from citation_core.pipeline.trace import ProgressEvent
+from studio import cached
+from studio.services import chat_pipeline, store_answer
+from studio.text import md_escape
+from studio.widgets import chips, model_badges, trace_panel
 
 ss = st.session_state
 if "session_id" not in ss:
@@ -133,7 +133,7 @@ with chat_col:
                 try:
                     status.write("✍️ writing the answer")
                     result: ChatResult = chat_pipeline(config, material)(
-                        question.strip(), position, user_language=language, variant=variant or "default",
+                        question.strip(), position, language=language, variant=variant or "default",
                         pasted_answer=pasted.strip() or None, progress=progress)
                 except CitationStudioError as exc:
                     status.update(label="Failed", state="error")

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import streamlit as st
 
-import citation_core.app.boot  # noqa: F401  (deep links on a fresh server)
-from citation_core.app import cached
-from citation_core.app.widgets import chips
+import studio.boot  # noqa: F401  (deep links on a fresh server)
 from citation_core.contract import PATTERN_NAMES, parse
+from studio import cached
+from studio.widgets import chips
 
 VECTORS = Path(__file__).resolve().parents[1] / "citation_core" / "contract" / "vectors.json"
 EXAMPLE = (

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-import citation_core.app.boot  # noqa: F401  (deep links on a fresh server)
-from citation_core.app import cached
-from citation_core.app.services import chat_pipeline
-from citation_core.app.text import md_escape
-from citation_core.app.widgets import chips, model_badges
+import studio.boot  # noqa: F401  (deep links on a fresh server)
 from citation_core.chat.view import ViewPosition
 from citation_core.errors import CitationStudioError
-from citation_core.lms.language_check import check_citations
 from citation_core.pipeline.languages import LANGUAGES
+from studio import cached
+from studio.language_check import check_citations
+from studio.services import chat_pipeline
+from studio.text import md_escape
+from studio.widgets import chips, model_badges
 
 st.title("Language QA")
 st.caption("Runs one question (or a pasted answer) once per language. Every prompt of a run starts with the "
@@ -46,7 +46,7 @@ if run and languages:
             st.markdown(f"### {LANGUAGES[code].native} `{code}`")
             try:
                 with st.spinner("running…"):
-                    result = pipeline(question, position, user_language=code, pasted_answer=pasted.strip() or None)
+                    result = pipeline(question, position, language=code, pasted_answer=pasted.strip() or None)
             except CitationStudioError as exc:
                 st.error(md_escape(exc))
                 continue

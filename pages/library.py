@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-import citation_core.app.boot  # noqa: F401  (deep links on a fresh server)
-from citation_core.app import cached
-from citation_core.app.text import md_escape
+import studio.boot  # noqa: F401  (deep links on a fresh server)
 from citation_core.errors import CitationStudioError
 from citation_core.material.uploads import Upload, add_upload
+from studio import cached
+from studio.text import md_escape
 
 st.title("Library")
-config = cached.config()
+settings = cached.settings()
 
 with st.expander("Upload a deck", expanded=False):
     with st.form("upload", clear_on_submit=True):
@@ -25,10 +25,10 @@ with st.expander("Upload a deck", expanded=False):
         else:
             try:
                 res = add_upload(
-                    config.path(config.library_dir), Upload(deck.name, deck.getvalue()),
+                    settings.library_dir, Upload(deck.name, deck.getvalue()),
                     Upload(transcript.name, transcript.getvalue()) if transcript else None,
                     Upload(faqs.name, faqs.getvalue()) if faqs else None,
-                    max_bytes=config.max_upload_mb * 1_000_000,
+                    max_bytes=settings.max_upload_mb * 1_000_000,
                 )
             except CitationStudioError as exc:
                 st.error(md_escape(exc))

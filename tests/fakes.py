@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from citation_core.llm.base import LlmRequest, LlmResponse, Usage
-from citation_core.llm.config import AppConfig, ModelConfig, load_config
+from citation_core.llm.config import LlmConfig, ModelConfig, load_config
 from citation_core.llm.offline import OfflineModel
 from citation_core.pipeline import CitationPipeline
 from citation_core.pipeline.prompts import Prompts
@@ -16,8 +16,8 @@ from citation_core.sources import FaqSource, PageChunk, TranscriptSegment
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def config() -> AppConfig:
-    return load_config(ROOT)
+def config() -> LlmConfig:
+    return load_config(ROOT, override="")
 
 
 def prompts() -> Prompts:
@@ -56,7 +56,7 @@ class FakeModel:
 
 def pipeline(factory: FakeFactory | None = None, strategy: str | None = None) -> CitationPipeline:
     kwargs = {} if factory is None else {"factory": factory}
-    return CitationPipeline(config(), prompts(), keyword_strategy=strategy, **kwargs)  # type: ignore[arg-type]
+    return CitationPipeline.from_config(config(), keyword_strategy=strategy, **kwargs)  # type: ignore[arg-type]
 
 
 MERGE = PageChunk("p3", 12, 3, "Merge sort\nDivide the list into two halves, sort each half recursively, "

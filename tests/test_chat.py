@@ -12,11 +12,11 @@ import pytest
 from citation_core.chat.chat_pipeline import ChatPipeline, merge_lecture_sources
 from citation_core.chat.view import ViewPosition, current_view
 from citation_core.contract import parse, strip_markers
-from citation_core.errors import InputError
+from citation_core.errors import InputError, ModelCallError
 from citation_core.llm.base import LlmRequest
 from citation_core.llm.config import ModelConfig
-from citation_core.llm.local_server import LocalChatServer, Reply
 from citation_core.material.library import CourseMaterial, load_material
+from citation_core.testing.server import LocalChatServer, Reply
 
 from .fakes import FakeFactory, config, prompts
 
@@ -30,7 +30,7 @@ def material() -> CourseMaterial:
 
 def chat(factory: Any = None) -> ChatPipeline:
     kwargs = {} if factory is None else {"factory": factory}
-    return ChatPipeline(config(), prompts(), material(), **kwargs)
+    return ChatPipeline(config(), material(), **kwargs)
 
 
 def test_page_view_names_the_printed_number_and_keeps_the_deck_index() -> None:
@@ -94,7 +94,7 @@ def test_question_about_another_unit_switches_context_and_drops_the_view() -> No
 def test_placement_failure_returns_the_answer_with_faq_citations_kept() -> None:
     def respond(req: LlmRequest) -> str | None:
         if req.task == "placement" and "lecture paragraphs" in req.messages[0].content:
-            raise ConnectionError("placement model down")
+            raise ModelCallError("placement model down")
         return None
 
     pasted = ("You may bring one handwritten A4 sheet of notes to the final exam. "
@@ -148,7 +148,7 @@ def test_openai_writer_uses_tools_and_its_retrieval_is_cited() -> None:
         return Reply(content="Chaining")
 
     with LocalChatServer(handler) as srv:
-        cp = ChatPipeline(_openai_config(srv.base_url), prompts(), material())
+        cp = ChatPipeline(_openai_config(srv.base_url), material())
         result = cp("How does chaining work?", ViewPosition(101, page=6))
         writer_requests = [r for r in srv.requests if "tutor for the course" in r.body["messages"][0]["content"]]
     assert len(writer_requests) == 2 and writer_requests[0].body["tools"]

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from citation_core.lms.chips_component import html_preview_document
+from citation_core.lms.chips import html_preview_document
 
 pytestmark = pytest.mark.e2e
 
@@ -440,7 +440,7 @@ def test_screenshot_of_an_answer_with_an_open_tooltip(preview: Preview) -> None:
 STREAMLIT_APP = """
 import json
 import streamlit as st
-from citation_core.lms.chips_component import render_chips
+from studio.chips import render_chips
 
 UNITS = json.loads({units!r})
 FAQS = json.loads({faqs!r})

@@ -165,7 +165,7 @@ def test_ask_cites_deck_index_while_the_text_names_printed_numbers() -> None:
     ("args", "needle"),
     [
         (["--unit", "999", "--page", "1"], "unit 999"),
-        (["--unit", "101", "--page", "99"], "--page 99: out of range"),
+        (["--unit", "101", "--page", "99"], "page 99: out of range"),
         (["--unit", "201", "--time", "5"], "unit 201: has no transcript"),
     ],
 )

@@ -49,7 +49,6 @@ def test_keyword_summary_always_resolves_through_default(tmp_path: Path) -> None
     cfg = load_config(write(tmp_path), override="")
     assert cfg.resolve("citation_pipeline", "advanced", "chat").id == "big"
     assert cfg.resolve("citation_pipeline", "advanced", "keyword_summary").id == "quiet"
-    assert cfg.dependency_variant("advanced") == "advanced"
     assert cfg.keyword_strategy == "batched"
     big = cfg.models["big"]
     assert (big.cost_input_per_million, big.cost_output_per_million, big.api_key_env) == (2.0, 8.0, "KEY")
@@ -73,7 +72,7 @@ def test_one_setting_switches_every_role_to_another_model(tmp_path: Path) -> Non
          "application.yml: llm_configuration.chat_pipeline.advanced.chat: model id 'huge' is not declared"),
         (MODELS.replace("type: offline", "type: magic"), APP, "llm_config.yml: models[0].type: 'magic' is not one"),
         (MODELS.replace("model: gpt-x, ", ""), APP, "llm_config.yml: models[1].model: missing"),
-        (MODELS, APP + "\n  bad: [", "application.yml: line"),
+        (MODELS, APP + "\n  bad: [", "application.yml: invalid YAML at line"),
         (MODELS, APP.replace("batched", "random"), "application.yml: citation.keyword_strategy: 'random'"),
         ("models: []", APP, "llm_config.yml: models: expected a non-empty list"),
     ],

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from citation_core.contract import SourceRef
-from citation_core.lms.language_check import check_citations, detect, judge
 from citation_core.pipeline import Citation
 from citation_core.sources import PageChunk
+from studio.language_check import check_citations, detect, judge
 
 SRC = PageChunk("u", 1, 1, "x")
 

@@ -10,7 +10,8 @@ import pytest
 
 from citation_core.contract import parse, strip_markers
 from citation_core.llm.base import LlmRequest
-from citation_core.pipeline import PlacementError
+from citation_core.errors import ModelCallError
+from citation_core.pipeline import PHASES, CitationPipeline, PassRun, PlacementError, replace_phase
 from citation_core.pipeline.languages import LANGUAGES
 from citation_core.pipeline.serialize import serialize_faqs, serialize_lecture
 
@@ -31,7 +32,7 @@ def test_serialize_faq_content_is_question_and_answer() -> None:
 
 
 def test_offline_run_cites_each_sentence_with_unique_keywords() -> None:
-    result = pipeline()(ANSWER, [MERGE, MERGE_STEP, TREE])
+    result = pipeline().run_pass(ANSWER, [MERGE, MERGE_STEP, TREE])
     assert result.rewritten
     found = parse(result.answer, "client")
     assert [(m.page, m.start, m.end) for m in found] == [("3", "", ""), ("4", "", ""), ("", "75", "92")]
@@ -45,7 +46,7 @@ def test_offline_run_cites_each_sentence_with_unique_keywords() -> None:
 def test_only_used_sources_are_enriched() -> None:
     factory = FakeFactory()
     unrelated = [type(MERGE)(f"x{i}", 99, i, f"Hash tables chapter {i} buckets probing") for i in range(1, 19)]
-    result = pipeline(factory)(ANSWER.split(". ")[0] + ".", [MERGE, MERGE_STEP, *unrelated])
+    result = pipeline(factory).run_pass(ANSWER.split(". ")[0] + ".", [MERGE, MERGE_STEP, *unrelated])
     assert result.used_seqs == (1,)
     tasks = [r.task for r in factory.requests]
     assert tasks.count("keyword") == 1 and tasks.count("summary") == 1 and tasks.count("placement") == 1
@@ -70,12 +71,10 @@ def test_keywords_are_sequential_and_see_earlier_keywords() -> None:
             inflight -= 1
         return "Sorting"  # the same keyword every time: uniqueness is still enforced
 
-    result = pipeline(FakeFactory(respond))(ANSWER, [MERGE, MERGE_STEP, TREE])
+    result = pipeline(FakeFactory(respond)).run_pass(ANSWER, [MERGE, MERGE_STEP, TREE])
     assert max_inflight == 1
     assert seen_used == [[], ["Sorting"], ["Sorting", "Sorting 2"]]
     assert [m.keyword for m in parse(result.answer, "client")] == ["Sorting", "Sorting 2", "Sorting 3"]
-    kw_prompts = [r.messages[0].content for r in FakeFactory().requests]
-    assert kw_prompts == []
 
 
 def test_summaries_run_in_parallel() -> None:
@@ -95,26 +94,26 @@ def test_summaries_run_in_parallel() -> None:
             inflight -= 1
         return "A summary."
 
-    pipeline(FakeFactory(respond))(ANSWER, [MERGE, MERGE_STEP, TREE])
+    pipeline(FakeFactory(respond)).run_pass(ANSWER, [MERGE, MERGE_STEP, TREE])
     assert max_inflight == 3
 
 
 def test_every_task_gets_its_own_model_client() -> None:
     factory = FakeFactory()
-    pipeline(factory)(ANSWER, [MERGE, MERGE_STEP, TREE])
+    pipeline(factory).run_pass(ANSWER, [MERGE, MERGE_STEP, TREE])
     assert factory.created == len(factory.requests) == 1 + 3 + 3
 
 
 def test_batched_strategy_one_keyword_call_uniqueness_enforced() -> None:
     factory = FakeFactory(lambda r: '["Merge", "merge", "Tree"]' if r.task == "keywords_batched" else None)
-    result = pipeline(factory, strategy="batched")(ANSWER, [MERGE, MERGE_STEP, TREE])
+    result = pipeline(factory, strategy="batched").run_pass(ANSWER, [MERGE, MERGE_STEP, TREE])
     assert [r.task for r in factory.requests].count("keywords_batched") == 1
     assert [m.keyword for m in parse(result.answer, "client")] == ["Merge", "merge 2", "Tree"]
 
 
 def test_every_prompt_starts_with_the_language_line() -> None:
     factory = FakeFactory()
-    result = pipeline(factory)(ANSWER, [MERGE, MERGE_STEP, TREE], user_language="de")
+    result = pipeline(factory).run_pass(ANSWER, [MERGE, MERGE_STEP, TREE], language="de")
     line = result.trace.info["language_line"]
     assert "German (Deutsch)" in line
     assert len(factory.requests) == 7
@@ -125,27 +124,28 @@ def test_every_prompt_starts_with_the_language_line() -> None:
 @pytest.mark.parametrize("code", sorted(LANGUAGES))
 def test_each_supported_language_has_its_own_line(code: str) -> None:
     factory = FakeFactory()
-    result = pipeline(factory)(ANSWER, [MERGE], user_language=code)
+    result = pipeline(factory).run_pass(ANSWER, [MERGE], language=code)
     assert result.trace.warnings == []
     assert LANGUAGES[code].name in factory.requests[0].messages[0].content.splitlines()[0]
 
 
 def test_unknown_language_falls_back_to_english_with_a_warning() -> None:
     factory = FakeFactory()
-    result = pipeline(factory)(ANSWER, [MERGE], user_language="xx")
+    result = pipeline(factory).run_pass(ANSWER, [MERGE], language="xx")
     assert any("xx" in w and "English" in w for w in result.trace.warnings)
     assert factory.requests[0].messages[0].content.startswith(result.trace.info["language_line"])
     assert "English" in result.trace.info["language_line"]
 
 
 def test_nothing_used_returns_the_answer_unchanged() -> None:
-    result = pipeline()("The weather is nice today.", [MERGE, MERGE_STEP])
+    result = pipeline().run_pass("The weather is nice today.", [MERGE, MERGE_STEP])
     assert result.answer == "The weather is nice today." and result.used_seqs == ()
 
 
 def test_trace_shows_every_phase_with_inputs_and_outputs() -> None:
     events: list[tuple[str, str]] = []
-    result = pipeline()(ANSWER, [MERGE, MERGE_STEP, TREE], progress=lambda e: events.append((e.phase, e.status)))
+    result = pipeline().run_pass(ANSWER, [MERGE, MERGE_STEP, TREE],
+                                progress=lambda e: events.append((e.phase, e.status)))
     t = result.trace.to_json()
     phases = {p["name"]: p for p in t["phases"]}
     assert list(phases) == ["serialize", "place", "validate", "collect", "enrich", "rewrite"]
@@ -182,10 +182,10 @@ def test_two_runs_at_once_on_one_pipeline_do_not_mix_sources() -> None:
 def test_failed_summary_leaves_that_summary_empty_and_rewrite_continues() -> None:
     def respond(req: LlmRequest) -> str | None:
         if req.task == "summary" and "merge step" in req.inputs["paragraph"].lower():
-            raise RuntimeError("HTTP 500")
+            raise ModelCallError("HTTP 500")
         return None
 
-    result = pipeline(FakeFactory(respond))(ANSWER, [MERGE, MERGE_STEP, TREE])
+    result = pipeline(FakeFactory(respond)).run_pass(ANSWER, [MERGE, MERGE_STEP, TREE])
     found = parse(result.answer, "client")
     assert [m.summary == "" for m in found] == [False, True, False]
     assert all(m.keyword for m in found)
@@ -197,38 +197,37 @@ def test_failed_summary_leaves_that_summary_empty_and_rewrite_continues() -> Non
 def test_failed_keyword_task_leaves_keywords_empty_and_rewrite_continues() -> None:
     def respond(req: LlmRequest) -> str | None:
         if req.task == "keyword":
-            raise TimeoutError("keyword model timed out")
+            raise ModelCallError("keyword model timed out")
         return None
 
-    result = pipeline(FakeFactory(respond))(ANSWER, [MERGE, MERGE_STEP, TREE])
+    result = pipeline(FakeFactory(respond)).run_pass(ANSWER, [MERGE, MERGE_STEP, TREE])
     found = parse(result.answer, "client")
     assert len(found) == 3 and all(m.keyword == "" and m.summary for m in found)
     assert [f.kind for f in result.trace.failures] == ["keyword_task"]
     assert "timed out" in result.trace.failures[0].message
 
 
-def test_unexpected_enrichment_error_returns_the_placement_result(monkeypatch: pytest.MonkeyPatch) -> None:
-    from citation_core.pipeline import rewrite
-
-    def broken(*args: object) -> dict[int, str]:
+def test_unexpected_enrichment_error_returns_the_placement_result() -> None:
+    def broken(run: PassRun) -> dict[str, object]:
         raise KeyError("boom")
 
-    monkeypatch.setattr(rewrite, "final_markers", broken)
-    result = pipeline()(ANSWER, [MERGE, MERGE_STEP, TREE])
+    p = CitationPipeline(phases=replace_phase(PHASES, "rewrite", broken))
+    result = p.run_pass(ANSWER, [MERGE, MERGE_STEP, TREE])
     assert not result.rewritten
     assert [m.seq for m in parse(result.answer, "iris")] == ["1", "2", "3"]
     assert [f.kind for f in result.trace.failures] == ["enrichment_or_rewrite"]
+    assert [p.status for p in result.trace.phases][-1] == "failed"
     assert strip_markers(result.answer) == ANSWER
 
 
 def test_placement_failure_is_raised_with_the_trace() -> None:
     def respond(req: LlmRequest) -> str | None:
         if req.task == "placement":
-            raise ConnectionError("refused")
+            raise ModelCallError("refused")
         return None
 
     with pytest.raises(PlacementError) as err:
-        pipeline(FakeFactory(respond))(ANSWER, [MERGE])
+        pipeline(FakeFactory(respond)).run_pass(ANSWER, [MERGE])
     assert [f.kind for f in err.value.trace.failures] == ["placement"]
     assert "refused" in str(err.value)
 
@@ -240,7 +239,7 @@ def test_invented_and_altered_ids_are_removed() -> None:
             return f"{s1}.[cite:L:12:3::!1][cite:L:99:1::!7] {s2}[cite:L:12:5::!2]"
         return None
 
-    result = pipeline(FakeFactory(respond))(ANSWER, [MERGE, MERGE_STEP])
+    result = pipeline(FakeFactory(respond)).run_pass(ANSWER, [MERGE, MERGE_STEP])
     assert result.used_seqs == (1,)
     validate = next(p for p in result.trace.phases if p.name == "validate")
     assert validate.outputs["removed_markers"] == ["[cite:L:99:1::!7]", "[cite:L:12:5::!2]"]
@@ -255,7 +254,7 @@ def test_model_that_rewrites_the_text_gets_its_markers_reanchored() -> None:
                     "[cite:L:12:4::!2]")
         return None
 
-    result = pipeline(FakeFactory(respond))(ANSWER, [MERGE, MERGE_STEP])
+    result = pipeline(FakeFactory(respond)).run_pass(ANSWER, [MERGE, MERGE_STEP])
     assert strip_markers(result.answer) == ANSWER
     assert result.used_seqs == (1, 2)
     before = strip_markers(result.answer[: result.answer.index("[cite:L:12:4:")])
@@ -266,9 +265,33 @@ def test_model_that_rewrites_the_text_gets_its_markers_reanchored() -> None:
 def test_faq_pass_then_lecture_pass_keeps_faq_markers() -> None:
     p = pipeline()
     answer = "The final exam is open book and printed notes are allowed. " + ANSWER
-    faq = p(answer, [EXAM, LATE], kind="faq")
+    faq = p.run_pass(answer, [EXAM, LATE], kind="faq")
     assert [(m.type, m.entity_id) for m in parse(faq.answer, "client")] == [("F", "17")]
-    lecture = p(faq.answer, [MERGE, MERGE_STEP, TREE])
+    lecture = p.run_pass(faq.answer, [MERGE, MERGE_STEP, TREE])
     kinds = [m.type for m in parse(lecture.answer, "client")]
     assert kinds[0] == "F" and kinds.count("L") == 3
     assert strip_markers(lecture.answer) == answer
+
+
+def test_both_passes_through_the_public_api() -> None:
+    from citation_core import Sources, cite
+
+    answer = "The final exam is open book and printed notes are allowed. " + ANSWER
+    result = cite(answer, Sources(lecture=(MERGE, MERGE_STEP, TREE), faqs=(EXAM, LATE)))
+    assert [m.type for m in parse(result.answer, "client")] == ["F", "L", "L", "L"]
+    assert strip_markers(result.answer) == answer
+    assert list(result.traces) == ["faq", "lecture"] and result.failures == ()
+    assert result.used_sequence_numbers() == {"faq": [1], "lecture": [1, 2, 3]}
+
+
+def test_a_lecture_placement_failure_keeps_the_faq_citations() -> None:
+    def respond(req: LlmRequest) -> str | None:
+        if req.task == "placement" and "Paragraphs:" in req.messages[0].content:
+            raise ModelCallError("lecture placement down")
+        return None
+
+    answer = "The final exam is open book and printed notes are allowed. " + ANSWER
+    result = pipeline(FakeFactory(respond))(answer, [EXAM, MERGE, MERGE_STEP])
+    assert [m.type for m in parse(result.answer, "client")] == ["F"]
+    assert [f.kind for f in result.failures] == ["placement"]
+    assert strip_markers(result.answer) == answer

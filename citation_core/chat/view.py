@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import InputError
+from ..errors import PositionError
 from ..material.library import CourseMaterial, UnitMaterial
 from ..material.timeline import page_at
 from ..sources import LectureSource, TranscriptSegment
@@ -69,23 +69,23 @@ def current_view(material: CourseMaterial, position: ViewPosition) -> CurrentVie
     um = material.unit(position.unit_id)
     unit = um.unit
     if (position.page is None) == (position.second is None):
-        raise InputError("position: give exactly one of page or second")
+        raise PositionError("position: give exactly one of page or second")
     if position.page is not None:
         if um.deck is None:
-            raise InputError(f"unit {unit.id}: has no deck, so --page cannot be used")
+            raise PositionError(f"unit {unit.id}: has no deck, so no page can be opened")
         total = len(um.deck.pages)
         if not 1 <= position.page <= total:
-            raise InputError(f"--page {position.page}: out of range, unit {unit.id} has pages 1..{total}")
+            raise PositionError(f"page {position.page}: out of range, unit {unit.id} has pages 1..{total}")
         page = um.deck.page(position.page)
         sources = tuple(c for c in um.chunks if c.page_number == position.page)
         return CurrentView(unit.id, unit.name, unit.lecture_name, position.page, page.display_page_number,
                            um.page_label(position.page), page.title, None, sources)
     second = float(position.second or 0.0)
     if um.transcript is None:
-        raise InputError(f"unit {unit.id}: has no transcript, so --time cannot be used")
+        raise PositionError(f"unit {unit.id}: has no transcript, so no second can be opened")
     end = um.transcript.cues[-1].end if um.transcript.cues else 0.0
     if not 0 <= second <= end:
-        raise InputError(f"--time {second:g}: out of range, the video of unit {unit.id} lasts {end:g} s")
+        raise PositionError(f"second {second:g}: out of range, the video of unit {unit.id} lasts {end:g} s")
     seg = segment_at(um, second)
     shown = page_at(unit.timeline, second)
     printed = um.deck.page(shown).display_page_number if (um.deck and shown) else None

@@ -13,14 +13,14 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from ..contract import PATTERN_NAMES, parse
-from ..errors import CitationStudioError, InputError
-from ..llm.config import VARIANTS, AppConfig, default_config, load_config
+from ..errors import CitationStudioError, InputError, MarkerError
+from ..llm.config import VARIANTS, LlmConfig, default_config, load_config
 
 EXIT_BAD_INPUT = 2
 EXIT_FAILED = 1
 
 
-def _config(args: argparse.Namespace) -> AppConfig:
+def _config(args: argparse.Namespace) -> LlmConfig:
     return load_config(Path(args.config_dir)) if args.config_dir else default_config()
 
 
@@ -29,43 +29,30 @@ def _emit(data: Any) -> None:
 
 
 def _read_text(path: str, what: str) -> str:
+    """A text file (or stdin for ``-``), byte for byte: line endings are kept as written."""
     if path == "-":
-        return sys.stdin.read()
-    p = Path(path)
-    if not p.is_file():
-        raise InputError(f"{path}: {what} file not found")
+        data = sys.stdin.buffer.read()
+    else:
+        p = Path(path)
+        if not p.is_file():
+            raise InputError(f"{path}: {what} file {'is a directory' if p.is_dir() else 'not found'}")
+        data = p.read_bytes()
     try:
-        return p.read_text(encoding="utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise InputError(f"{path}: {what} file is not UTF-8 text") from None
 
 
-def _citations_json(citations: Sequence[Any]) -> list[dict[str, Any]]:
-    from ..chat.chat_pipeline import citation_json
-
-    return [citation_json(c.ref, c.keyword, c.summary) for c in citations]
-
-
 def cmd_cite(args: argparse.Namespace) -> int:
     from ..pipeline import CitationPipeline
-    from ..pipeline.prompts import Prompts
-    from ..pipeline.two_pass import cite_both, usage_of
-    from .sources_file import read_sources
+    from ..sources import Sources
 
-    lecture, faqs = read_sources(Path(args.sources))
+    sources = Sources.load(Path(args.sources))
     answer = _read_text(args.answer, "answer")
-    cfg = _config(args)
-    pipeline = CitationPipeline(cfg, Prompts.load(cfg.path(cfg.prompts_dir)))
-    cited = cite_both(pipeline, answer, faqs, lecture, user_language=args.lang, variant=args.variant)
+    pipeline = CitationPipeline.from_config(_config(args), args.variant)
+    cited = pipeline(answer, sources, language=args.lang)
     if args.json:
-        _emit({
-            "answer": cited.answer,
-            "citations": _citations_json(cited.citations),
-            "used_sequence_numbers": cited.used_sequence_numbers(),
-            "failures": [f.to_json() for f in cited.failures],
-            "warnings": [w for t in cited.traces.values() for w in t.warnings],
-            "usage": usage_of(list(cited.traces.values())),
-        })
+        _emit(cited.to_json())
     else:
         sys.stdout.write(cited.answer + ("" if cited.answer.endswith("\n") else "\n"))
         for f in cited.failures:
@@ -116,7 +103,7 @@ def _rel(path: Path | None, root: Path) -> str | None:
         return None
     try:
         return str(path.resolve().relative_to(root.resolve()))
-    except ValueError:
+    except MarkerError:
         return str(path)
 
 
@@ -148,19 +135,14 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from ..chat.chat_pipeline import ChatPipeline
     from ..chat.view import ViewPosition
     from ..material.library import load_material
-    from ..pipeline.prompts import Prompts
 
     material = load_material(Path(args.course))
-    cfg = _config(args)
     pasted = _read_text(args.answer_file, "answer") if args.answer_file else None
-    chat = ChatPipeline(cfg, Prompts.load(cfg.path(cfg.prompts_dir)), material)
+    chat = ChatPipeline(_config(args), material)
     result = chat(args.question, ViewPosition(args.unit, page=args.page, second=args.time),
-                  user_language=args.lang, variant=args.variant, pasted_answer=pasted)
+                  language=args.lang, variant=args.variant, pasted_answer=pasted)
     if args.json:
-        _emit({"answer": result.answer, "citations": _citations_json(result.citations),
-               "current_view": result.current_view.to_json(), "context_switched": result.context_switched,
-               "failures": [f.to_json() for f in result.failures], "usage": result.usage(),
-               "models": result.models})
+        _emit(result.to_json())
     else:
         sys.stdout.write(result.answer + "\n")
     return 0
@@ -174,17 +156,10 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    import importlib
+    from ..testing.rounds import main as rounds
 
-    from ..llm.config import project_root
-
-    root = project_root()
-    if not (root / "bench" / "pipeline_rounds.py").is_file():
-        raise InputError(f"{root / 'bench'}: the benchmarks come with a checkout of the project, not found here")
-    sys.path.insert(0, str(root))
-    module = importlib.import_module("bench.pipeline_rounds")
     argv = ["--delay", str(args.delay)] + (["--n", args.n] if args.n else [])
-    return int(module.main(argv))
+    return int(rounds(argv))
 
 
 class _Parser(argparse.ArgumentParser):
@@ -255,8 +230,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args))
     except CitationStudioError as exc:
         print(f"citation-studio: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT if isinstance(exc, InputError) or type(exc).__name__ in (
-            "MaterialError", "ConfigError") else EXIT_FAILED
+        return EXIT_BAD_INPUT if isinstance(exc, InputError) else EXIT_FAILED
     except BrokenPipeError:
         return 0
 

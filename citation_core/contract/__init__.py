@@ -10,17 +10,29 @@ from .markers import (
 )
 from .patterns import (
     PATTERN_NAMES,
+    Marker,
     MarkerMatch,
     PatternName,
+    Segment,
+    Text,
+    insert_at,
+    join_segments,
     parse,
     parse_final,
     parse_intermediate,
     parse_stored,
+    segments,
     strip_markers,
 )
 
 __all__ = [
     "PATTERN_NAMES",
+    "Marker",
+    "Segment",
+    "Text",
+    "insert_at",
+    "join_segments",
+    "segments",
     "FinalMarker",
     "IntermediateMarker",
     "MarkerMatch",

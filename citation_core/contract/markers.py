@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from ..errors import MarkerError
+
 CitationType = Literal["L", "F"]
 VersionKind = Literal["a", "t"]
 
@@ -46,9 +48,9 @@ class SourceRef:
 
     def __post_init__(self) -> None:
         if self.type == "F" and (self.page is not None or self.start is not None or self.end is not None):
-            raise ValueError("an FAQ citation carries no page, start or end")
+            raise MarkerError("an FAQ citation carries no page, start or end")
         if self.page is not None and (self.start is not None or self.end is not None):
-            raise ValueError("a lecture citation is on a page or on a time span, never both")
+            raise MarkerError("a lecture citation is on a page or on a time span, never both")
 
     @property
     def kind(self) -> Literal["faq", "slide", "video", "other"]:

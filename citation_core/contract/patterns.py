@@ -10,9 +10,11 @@ carry that field.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
+from ..errors import MarkerError
 from .markers import FinalMarker, IntermediateMarker, SourceRef, StoredMarker, parse_version_field
 
 PatternName = Literal["iris", "server", "client", "stored"]
@@ -47,13 +49,13 @@ class MarkerMatch:
         return d
 
     def source_ref(self) -> SourceRef:
-        """The typed reference; raises ValueError when a field is not a whole number."""
+        """The typed reference; raises MarkerError when a field is not a whole number."""
 
         def num(v: str | None) -> int | None:
             if v is None or v == "":
                 return None
             if not v.isdigit():
-                raise ValueError(f"not a whole number: {v!r}")
+                raise MarkerError(f"not a whole number: {v!r}")
             return int(v)
 
         t: Literal["L", "F"] = "F" if self.type == "F" else "L"
@@ -88,14 +90,14 @@ def parse(text: str, pattern: PatternName) -> list[MarkerMatch]:
         return _seven(CLIENT_RE, text, split_version=False)
     if pattern == "stored":
         return _seven(CLIENT_RE, text, split_version=True)
-    raise ValueError(f"unknown pattern {pattern!r}: expected one of {', '.join(PATTERN_NAMES)}")
+    raise MarkerError(f"unknown pattern {pattern!r}: expected one of {', '.join(PATTERN_NAMES)}")
 
 
 def parse_intermediate(marker: str) -> IntermediateMarker:
     """Parse exactly one intermediate marker (the whole string)."""
     found = _iris(marker)
     if len(found) != 1 or found[0].span != (0, len(marker)):
-        raise ValueError(f"not an intermediate marker: {marker!r}")
+        raise MarkerError(f"not an intermediate marker: {marker!r}")
     return IntermediateMarker(found[0].source_ref(), int(found[0].seq or 0))
 
 
@@ -103,7 +105,7 @@ def parse_final(marker: str) -> FinalMarker:
     """Parse exactly one final-form marker; a trailing version field is rejected."""
     found = parse(marker, "stored")
     if len(found) != 1 or found[0].span != (0, len(marker)) or found[0].version is not None:
-        raise ValueError(f"not a final marker: {marker!r}")
+        raise MarkerError(f"not a final marker: {marker!r}")
     mm = found[0]
     return FinalMarker(mm.source_ref(), mm.keyword or "", mm.summary or "")
 
@@ -112,7 +114,7 @@ def parse_stored(marker: str) -> StoredMarker:
     """Parse exactly one stored-form marker (version field optional)."""
     found = parse(marker, "stored")
     if len(found) != 1 or found[0].span != (0, len(marker)):
-        raise ValueError(f"not a stored marker: {marker!r}")
+        raise MarkerError(f"not a stored marker: {marker!r}")
     mm = found[0]
     version = parse_version_field(mm.version) if mm.version else None
     return StoredMarker(mm.source_ref(), mm.keyword or "", mm.summary or "", version[1] if version else None)
@@ -124,3 +126,52 @@ ANY_MARKER_RE = re.compile(IRIS_RE.pattern + "|" + CLIENT_RE.pattern)
 def strip_markers(text: str) -> str:
     """Remove every intermediate, final and stored marker from ``text``."""
     return ANY_MARKER_RE.sub("", text)
+
+
+@dataclass(frozen=True)
+class Text:
+    """A run of answer text between markers."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Marker:
+    """One marker as written (``raw``) and as its parser read it."""
+
+    raw: str
+    match: MarkerMatch
+
+
+Segment = Text | Marker
+
+
+def segments(text: str, pattern: PatternName = "stored") -> list[Segment]:
+    """``text`` cut into text runs and the markers ``pattern`` finds; joining the pieces gives ``text`` back."""
+    out: list[Segment] = []
+    pos = 0
+    for m in parse(text, pattern):
+        start, end = m.span
+        if start > pos:
+            out.append(Text(text[pos:start]))
+        out.append(Marker(text[start:end], m))
+        pos = end
+    if pos < len(text):
+        out.append(Text(text[pos:]))
+    return out
+
+
+def join_segments(pieces: Sequence[Segment]) -> str:
+    return "".join(p.text if isinstance(p, Text) else p.raw for p in pieces)
+
+
+def insert_at(text: str, insertions: Iterable[tuple[int, str]]) -> str:
+    """``text`` with each string inserted at its offset (offsets ascending; equal offsets keep their order)."""
+    pieces: list[str] = []
+    pos = 0
+    for offset, inserted in insertions:
+        pieces.append(text[pos:offset])
+        pieces.append(inserted)
+        pos = offset
+    pieces.append(text[pos:])
+    return "".join(pieces)

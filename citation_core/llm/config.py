@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-
 from ..errors import ConfigError
+from ..yaml_file import read_yaml
 
 ModelType = Literal["openai_chat", "offline"]
 Variant = Literal["default", "advanced"]
@@ -39,18 +40,18 @@ class ModelConfig:
     max_retries: int = 2
 
 
+OFFLINE_MODEL = ModelConfig("offline", "offline", "offline-extractive-1")
+
+
 @dataclass(frozen=True)
-class AppConfig:
+class LlmConfig:
+    """Which models exist (``llm_config.yml``) and which one serves each role (``application.yml``)."""
+
     models: dict[str, ModelConfig]
     # pipeline -> variant -> role -> model id
     llm_configuration: dict[str, dict[str, dict[str, str]]]
     keyword_strategy: KeywordStrategy = "sequential"
-    database: str = "data/citation_studio.sqlite3"
-    course_dirs: tuple[str, ...] = ("sample_decks",)
-    prompts_dir: str = "prompts"
-    max_upload_mb: int = 50
-    library_dir: str = "data/library"  # the user's uploads, a course folder of its own
-    base_dir: Path = field(default=Path("."))
+    prompts: Traversable | None = None  # a folder of prompt templates; None: the packaged defaults
 
     def resolve(self, pipeline: str, variant: str, role: str) -> ModelConfig:
         """The model for ``role`` of ``pipeline`` under ``variant`` (keyword_summary: always default)."""
@@ -65,27 +66,12 @@ class AppConfig:
             raise ConfigError(f"{where}: model id {model_id!r} is not declared in llm_config.yml")
         return self.models[model_id]
 
-    def dependency_variant(self, variant: str) -> str:
-        """The chat pipeline declares its citation dependency with variant "same"."""
-        return variant
 
-    def path(self, relative: str) -> Path:
-        p = Path(relative)
-        return p if p.is_absolute() else self.base_dir / p
+def _load_yaml(path: Traversable) -> Any:
+    return read_yaml(path, ConfigError)
 
 
-def _load_yaml(path: Path) -> Any:
-    if not path.is_file():
-        raise ConfigError(f"{path}: file not found")
-    try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f" line {mark.line + 1}" if mark is not None else ""
-        raise ConfigError(f"{path}:{line} not valid YAML") from None
-
-
-def _model(path: Path, i: int, raw: Any) -> ModelConfig:
+def _model(path: Traversable, i: int, raw: Any) -> ModelConfig:
     where = f"{path.name}: models[{i}]"
     if not isinstance(raw, dict):
         raise ConfigError(f"{where}: expected a mapping")
@@ -115,23 +101,30 @@ def _model(path: Path, i: int, raw: Any) -> ModelConfig:
 
 
 OVERRIDE_ENV = "CITATION_STUDIO_LLM"
-DB_ENV = "CITATION_STUDIO_DB"
-LIBRARY_ENV = "CITATION_STUDIO_LIBRARY"
+CONFIG_DIR_ENV = "CITATION_STUDIO_CONFIG_DIR"
 
 
-def load_config(
-    base_dir: Path,
-    llm_config: Path | None = None,
-    application: Path | None = None,
-    override: str | None = None,
-) -> AppConfig:
-    """Load and validate both files; any missing or malformed entry fails here, at start-up.
+def defaults_dir() -> Traversable:
+    """The editable defaults the package carries: llm_config.yml, application.yml and prompts/."""
+    return resources.files(__package__.rsplit(".", 1)[0]).joinpath("defaults")
+
+
+def config_dir() -> Traversable:
+    """``$CITATION_STUDIO_CONFIG_DIR`` when set, else the packaged defaults."""
+    configured = os.environ.get(CONFIG_DIR_ENV)
+    return Path(configured) if configured else defaults_dir()
+
+
+def load_config(directory: Traversable, override: str | None = None) -> LlmConfig:
+    """Load and validate ``llm_config.yml`` and ``application.yml`` of ``directory``; any missing or
+    malformed entry fails here, at start-up.
 
     ``override`` (default: the ``CITATION_STUDIO_LLM`` environment variable) names one model id of
-    llm_config.yml that then serves every role of every pipeline and variant.
+    llm_config.yml that then serves every role of every pipeline and variant. Prompt templates come
+    from ``directory/prompts`` when it exists, else from the packaged defaults.
     """
-    llm_path = llm_config or base_dir / "llm_config.yml"
-    app_path = application or base_dir / "application.yml"
+    llm_path = directory.joinpath("llm_config.yml")
+    app_path = directory.joinpath("application.yml")
     raw_models = _load_yaml(llm_path)
     if isinstance(raw_models, dict):
         raw_models = raw_models.get("models")
@@ -171,19 +164,9 @@ def load_config(
         raise ConfigError(
             f"{app_path.name}: citation.keyword_strategy: {strategy!r} is not one of sequential, batched"
         )
-    storage = app.get("storage", {}) or {}
-    material = app.get("material", {}) or {}
-    cfg = AppConfig(
-        models=models,
-        llm_configuration=llm_cfg,
-        keyword_strategy=strategy,
-        database=os.environ.get(DB_ENV) or str(storage.get("database", "data/citation_studio.sqlite3")),
-        course_dirs=tuple(material.get("course_dirs", ["sample_decks"])),
-        prompts_dir=str(app.get("prompts_dir", "prompts")),
-        max_upload_mb=int(material.get("max_upload_mb", 50)),
-        library_dir=os.environ.get(LIBRARY_ENV) or str(material.get("library_dir", "data/library")),
-        base_dir=base_dir,
-    )
+    prompts = directory.joinpath("prompts")
+    cfg = LlmConfig(models=models, llm_configuration=llm_cfg, keyword_strategy=strategy,
+                    prompts=prompts if prompts.is_dir() else None)
     for pipeline, per_variant in REQUIRED_ROLES.items():
         for variant, roles in per_variant.items():
             for role in roles:
@@ -194,14 +177,6 @@ def load_config(
     return cfg
 
 
-def project_root() -> Path:
-    return Path(__file__).resolve().parents[2]
-
-
-CONFIG_DIR_ENV = "CITATION_STUDIO_CONFIG_DIR"
-
-
-def default_config() -> AppConfig:
-    """The files in ``$CITATION_STUDIO_CONFIG_DIR``, else the embedded defaults at the project root."""
-    configured = os.environ.get(CONFIG_DIR_ENV)
-    return load_config(Path(configured) if configured else project_root())
+def default_config() -> LlmConfig:
+    """The configuration in ``$CITATION_STUDIO_CONFIG_DIR``, else the packaged defaults."""
+    return load_config(config_dir())

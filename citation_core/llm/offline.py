@@ -14,6 +14,8 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ..contract import insert_at
+from ..errors import ModelCallError
 from ..textutil import (
     STOPWORDS,
     content_tokens,
@@ -65,13 +67,7 @@ def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_cover
         chosen = [s for s in scored[:2] if s[0] >= min_coverage and s[0] >= 0.85 * scored[0][0]]
         if chosen:
             inserts.append((sent.end, "".join(sid for _, _, sid in chosen)))
-    out, pos = [], 0
-    for at, ids in inserts:
-        out.append(answer[pos:at])
-        out.append(ids)
-        pos = at
-    out.append(answer[pos:])
-    return "".join(out)
+    return insert_at(answer, inserts)
 
 
 def _original_case(text: str, phrase: str) -> str:
@@ -193,13 +189,9 @@ class OfflineModel:
             return json.dumps([pick_keyword(str(p), []) for p in inputs["paragraphs"]], ensure_ascii=False)
         if request.task == "summary":
             return summarize(str(inputs["paragraph"]))
-        if request.task == "writer":
-            if self._writer is None:
-                from ..chat.offline_writer import write_answer
-
-                return str(write_answer(inputs))
+        if request.task == "writer" and self._writer is not None:
             return self._writer(inputs)
-        raise ValueError(f"offline model: unknown task {request.task!r}")
+        raise ModelCallError(f"offline model: unknown task {request.task!r}")
 
     def complete(self, request: LlmRequest) -> LlmResponse:
         content = self._run(request)

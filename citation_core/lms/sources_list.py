@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..contract import parse, strip_markers
+from ..errors import MarkerError
 from ..material.library import CourseMaterial
 from ..textutil import clock
 
@@ -24,7 +25,7 @@ def source_lines(answer: str, material: CourseMaterial) -> list[str]:
     for m in parse(answer, "stored"):
         try:
             ref = m.source_ref()
-        except ValueError:
+        except MarkerError:
             continue
         if ref.type == "F":
             faq = next((f for f in material.faqs if str(f.id) == ref.entity_id), None)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..contract import StoredMarker, parse
+from ..contract import Marker, StoredMarker, join_segments, segments
+from ..errors import MarkerError
 from ..material.models import MaterialVersions
 
 VersionLookup = Callable[[str], MaterialVersions | None]
@@ -16,23 +17,18 @@ def stamp_versions(answer: str, versions_of: VersionLookup) -> str:
     FAQ markers, markers already carrying a version and markers of unknown units are left as they are;
     the text between markers is never touched.
     """
-    out: list[str] = []
-    pos = 0
-    for m in parse(answer, "stored"):
-        start, end = m.span
-        out.append(answer[pos:start])
-        pos = end
-        raw = answer[start:end]
-        try:
-            ref = m.source_ref()
-        except ValueError:
-            out.append(raw)
-            continue
-        current = versions_of(m.entity_id) if m.type == "L" else None
-        if m.version is not None or current is None or ref.kind not in ("slide", "video"):
-            out.append(raw)
-            continue
-        n = current.video if ref.kind == "video" else current.attachment
-        out.append(StoredMarker(ref, m.keyword or "", m.summary or "", n).format())
-    out.append(answer[pos:])
-    return "".join(out)
+    return join_segments([_stamped(seg, versions_of) if isinstance(seg, Marker) else seg
+                          for seg in segments(answer, "stored")])
+
+
+def _stamped(marker: Marker, versions_of: VersionLookup) -> Marker:
+    m = marker.match
+    try:
+        ref = m.source_ref()
+    except MarkerError:
+        return marker
+    current = versions_of(m.entity_id) if m.type == "L" else None
+    if m.version is not None or current is None or ref.kind not in ("slide", "video"):
+        return marker
+    n = current.video if ref.kind == "video" else current.attachment
+    return Marker(StoredMarker(ref, m.keyword or "", m.summary or "", n).format(), m)

@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 import uuid
 
-from citation_core.material.models import Course, Deck, LectureUnit, Transcript
-from citation_core.material.timeline import page_at
-from citation_core.sources import FaqSource, PageChunk, TranscriptSegment
+from ..sources import FaqSource, PageChunk, TranscriptSegment
+from .models import Course, Deck, LectureUnit, Transcript
+from .timeline import page_at
 
 __all__ = ["UUID_NAMESPACE", "faq_sources", "page_chunks", "split_text", "transcript_segments"]
 

@@ -11,11 +11,10 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-import yaml
-
-from citation_core.errors import MaterialError
-from citation_core.material.deck import load_deck
-from citation_core.material.models import (
+from ..errors import MaterialError
+from ..yaml_file import read_yaml
+from .deck import load_deck
+from .models import (
     Course,
     Deck,
     Faq,
@@ -25,9 +24,9 @@ from citation_core.material.models import (
     TimelineEntry,
     Transcript,
 )
-from citation_core.material.timeline import check_timeline_pages, parse_timeline
-from citation_core.material.timeline import describe_value as _shown
-from citation_core.material.transcript import SUPPORTED_TRANSCRIPT_TYPES, load_transcript
+from .timeline import check_timeline_pages, parse_timeline
+from .timeline import describe_value as _shown
+from .transcript import SUPPORTED_TRANSCRIPT_TYPES, load_transcript
 
 __all__ = ["MANIFEST_NAME", "load_course", "load_faqs", "validate_course", "validate_unit"]
 
@@ -262,19 +261,7 @@ def _versions(data: Mapping[str, object], file: str, where: str) -> MaterialVers
 
 
 def _read_yaml(path: Path) -> object:
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise MaterialError(f"{path.name}: not UTF-8 text ({err.reason})") from err
-    except OSError as err:
-        raise MaterialError(f"{path.name}: cannot read the file ({err.strerror})") from err
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        problem = getattr(err, "problem", None) or type(err).__name__
-        raise MaterialError(f"{path.name}: invalid YAML{at}: {problem}") from err
+    return read_yaml(path, MaterialError)
 
 
 def _join(where: str, key: str) -> str:

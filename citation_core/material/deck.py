@@ -20,8 +20,8 @@ import pypdf
 import pypdfium2
 from pypdf.errors import FileNotDecryptedError, PdfReadError
 
-from citation_core.errors import MaterialError
-from citation_core.material.models import Deck, DeckPage, DisplaySource
+from ..errors import MaterialError
+from .models import Deck, DeckPage, DisplaySource
 
 __all__ = ["load_deck", "render_page_png"]
 

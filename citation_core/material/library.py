@@ -9,7 +9,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import UnknownUnitError
 from ..retrieval import FaqIndex, LectureIndex
 from ..sources import FaqSource, LectureSource, PageChunk, TranscriptSegment
 from .chunks import faq_sources, page_chunks, transcript_segments
@@ -59,7 +59,7 @@ class CourseMaterial:
     def unit(self, unit_id: int) -> UnitMaterial:
         if unit_id not in self.units:
             known = ", ".join(str(u) for u in self.units)
-            raise InputError(f"unit {unit_id}: no such unit in course {self.course.id} (known: {known})")
+            raise UnknownUnitError(f"unit {unit_id}: no such unit in course {self.course.id} (known: {known})")
         return self.units[unit_id]
 
 

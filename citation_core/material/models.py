@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from ..errors import UnknownUnitError
+
 DisplaySource = Literal["manifest", "page_labels", "text", "none"]
 
 
@@ -101,4 +103,4 @@ class Course:
         for u in self.units:
             if u.id == unit_id:
                 return u
-        raise KeyError(unit_id)
+        raise UnknownUnitError(f"unit {unit_id}: no such unit in course {self.id}")

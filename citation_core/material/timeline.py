@@ -6,8 +6,8 @@ import bisect
 import math
 from collections.abc import Mapping, Sequence
 
-from citation_core.errors import MaterialError
-from citation_core.material.models import TimelineEntry
+from ..errors import MaterialError
+from .models import TimelineEntry
 
 __all__ = ["check_timeline_pages", "describe_value", "page_at", "parse_timeline"]
 

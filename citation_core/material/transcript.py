@@ -17,8 +17,8 @@ from pathlib import Path
 import webvtt
 from webvtt.errors import MalformedCaptionError, MalformedFileError
 
-from citation_core.errors import MaterialError
-from citation_core.material.models import Cue, Transcript
+from ..errors import MaterialError
+from .models import Cue, Transcript
 
 __all__ = ["SUPPORTED_TRANSCRIPT_TYPES", "load_transcript"]
 

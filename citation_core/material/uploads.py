@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 
 from ..errors import MaterialError
+from ..yaml_file import read_yaml
 from .course import MANIFEST_NAME, load_course, load_faqs
 from .deck import load_deck
 from .transcript import load_transcript
@@ -80,7 +81,7 @@ def _check(upload: Upload, suffixes: tuple[str, ...], max_bytes: int, what: str)
 def _manifest(root: Path) -> dict[str, Any]:
     path = root / MANIFEST_NAME
     if path.is_file():
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = read_yaml(path, MaterialError)
         if isinstance(data, dict):
             return data
     return {"id": LIBRARY_COURSE_ID, "name": "My uploads", "language": "en",

@@ -1,30 +1,26 @@
-"""The citation pipeline: serialize → place → validate/collect → enrich → rewrite (DESIGN 4.2).
+"""The citation pipeline: an FAQ pass, then a lecture pass, each serialize → place → validate → collect →
+enrich → rewrite (DESIGN 4.2, 5).
 
-A ``CitationPipeline`` holds only configuration; every call makes a ``Trace`` and keeps all of its
-state in local variables, so several runs may share one pipeline object at once.
+A ``CitationPipeline`` holds only its models, prompts and settings; every call keeps its state in the
+run, so several runs may share one pipeline object at once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any
 
 from ..contract import SourceRef
-from ..errors import CitationStudioError
-from ..llm.config import CITATION_PIPELINE, AppConfig, KeywordStrategy
+from ..errors import PlacementError
+from ..llm.config import CITATION_PIPELINE, KeywordStrategy, LlmConfig
 from ..llm.factory import create_model
-from ..sources import FaqSource, LectureSource, Source
-from . import enrich as enrich_mod
-from . import rewrite as rewrite_mod
+from ..sources import FaqSource, LectureSource, Source, Sources
 from .languages import choose_language
-from .model_calls import ModelFactory, RoleModel, call_model
-from .placement import Placement, render_insertions, validate_placement
+from .model_calls import ModelFactory, ModelLike, RoleModel
+from .phases import PHASES, PassKind, PassRun, Phase, run_phases
 from .prompts import Prompts
-from .serialize import Serialized, serialize_faqs, serialize_lecture
 from .trace import Failure, ProgressCallback, Trace
-
-PassKind = Literal["lecture", "faq"]
 
 
 @dataclass(frozen=True)
@@ -36,9 +32,16 @@ class Citation:
     source: Source
     marker: str  # as written into the answer (final form, or intermediate when not rewritten)
 
+    def to_json(self) -> dict[str, Any]:
+        ref = self.ref
+        return {"type": ref.type, "entity_id": ref.entity_id, "page": ref.page, "start": ref.start,
+                "end": ref.end, "keyword": self.keyword, "summary": self.summary}
+
 
 @dataclass(frozen=True)
-class CitationResult:
+class PassResult:
+    """One pass (FAQ or lecture) over one answer."""
+
     pass_name: PassKind
     input_answer: str
     answer: str
@@ -49,120 +52,181 @@ class CitationResult:
     trace: Trace
 
 
-class PlacementError(CitationStudioError):
-    """Placement failed; raised out of the pipeline (the chat pipeline catches it)."""
+@dataclass(frozen=True)
+class CitationResult:
+    """An answer after both passes: its citations, each pass's trace and what failed."""
 
-    def __init__(self, message: str, trace: Trace) -> None:
-        super().__init__(message)
-        self.trace = trace
+    input_answer: str
+    answer: str
+    citations: tuple[Citation, ...]
+    traces: dict[str, Trace]
+
+    @property
+    def failures(self) -> tuple[Failure, ...]:
+        return tuple(f for t in self.traces.values() for f in t.failures)
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        return tuple(w for t in self.traces.values() for w in t.warnings)
+
+    def used_sequence_numbers(self) -> dict[str, list[int]]:
+        out: dict[str, list[int]] = {}
+        for name, t in self.traces.items():
+            collect = next((p for p in t.phases if p.name == "collect" and p.status == "done"), None)
+            if collect is not None:
+                out[name] = list(collect.outputs.get("used_sequence_numbers", []))
+        return out
+
+    def usage(self) -> dict[str, Any]:
+        return usage_of(self.traces.values())
+
+    def to_json(self) -> dict[str, Any]:
+        return {"answer": self.answer, "citations": [c.to_json() for c in self.citations],
+                "used_sequence_numbers": self.used_sequence_numbers(),
+                "failures": [f.to_json() for f in self.failures], "warnings": list(self.warnings),
+                "usage": self.usage()}
+
+
+def usage_of(traces: Iterable[Trace]) -> dict[str, Any]:
+    parts = [t.usage() for t in traces]
+    return {
+        "calls": sum(p["calls"] for p in parts),
+        "prompt_tokens": sum(p["prompt_tokens"] for p in parts),
+        "completion_tokens": sum(p["completion_tokens"] for p in parts),
+        "cost": round(sum(p["cost"] for p in parts), 8),
+        "estimated": any(p["estimated"] for p in parts),
+    }
 
 
 class CitationPipeline:
+    """Cites an answer from its sources.
+
+    ``placement`` serves the placement call, ``enrichment`` the keywords and summaries (default: the
+    placement model). A model is a ``ModelConfig`` (every task gets a fresh client), a ``ChatModel``
+    object (used for every task; it must be thread-safe), or ``None`` for the embedded offline model.
+    """
+
     def __init__(
         self,
-        config: AppConfig,
-        prompts: Prompts,
+        placement: ModelLike = None,
+        enrichment: ModelLike = None,
+        prompts: Prompts | None = None,
+        *,
+        keyword_strategy: KeywordStrategy = "sequential",
+        variant: str = "default",
+        phases: Sequence[Phase] = PHASES,
         factory: ModelFactory = create_model,
-        keyword_strategy: KeywordStrategy | None = None,
     ) -> None:
-        self.config = config
-        self.prompts = prompts
-        self.factory = factory
-        self.keyword_strategy: KeywordStrategy = keyword_strategy or config.keyword_strategy
+        self.placement = RoleModel.of(placement, variant, factory)
+        self.enrichment = RoleModel.of(placement if enrichment is None else enrichment, "default", factory)
+        self.prompts = prompts or Prompts.default()
+        self.keyword_strategy: KeywordStrategy = keyword_strategy
+        self.variant = variant
+        self.phases = tuple(phases)
+
+    @classmethod
+    def from_config(
+        cls,
+        config: LlmConfig,
+        variant: str = "default",
+        *,
+        prompts: Prompts | None = None,
+        keyword_strategy: KeywordStrategy | None = None,
+        phases: Sequence[Phase] = PHASES,
+        factory: ModelFactory = create_model,
+    ) -> CitationPipeline:
+        """The pipeline ``application.yml`` describes for ``variant`` (keyword_summary always via default)."""
+        return cls(
+            config.resolve(CITATION_PIPELINE, variant, "chat"),
+            config.resolve(CITATION_PIPELINE, variant, "keyword_summary"),
+            prompts or Prompts.of(config),
+            keyword_strategy=keyword_strategy or config.keyword_strategy,
+            variant=variant,
+            phases=phases,
+            factory=factory,
+        )
 
     def __call__(
         self,
         answer: str,
-        sources: Sequence[LectureSource] | Sequence[FaqSource],
+        sources: Sources | Iterable[Source],
         *,
-        kind: PassKind = "lecture",
-        user_language: str | None = None,
-        variant: str = "default",
+        language: str | None = None,
         progress: ProgressCallback | None = None,
     ) -> CitationResult:
+        """The FAQ pass (if there are FAQs), then the lecture pass on its output.
+
+        A placement failure ends the passes: the answer so far is returned, with the citations of a pass
+        that already succeeded, and the failure in that pass's trace.
+        """
+        given = sources if isinstance(sources, Sources) else Sources.of(sources)
+        text = answer
+        citations: list[Citation] = []
+        traces: dict[str, Trace] = {}
+        passes: list[tuple[PassKind, Sequence[Source]]] = []
+        if given.faqs:
+            passes.append(("faq", given.faqs))
+        if given.lecture:
+            passes.append(("lecture", given.lecture))
+        for kind, items in passes:
+            try:
+                result = self.run_pass(text, items, kind=kind, language=language, progress=progress)
+            except PlacementError as exc:
+                traces[kind] = exc.trace
+                break
+            traces[kind] = result.trace
+            text = result.answer
+            citations.extend(result.citations)
+        return CitationResult(answer, text, tuple(citations), traces)
+
+    def run_pass(
+        self,
+        answer: str,
+        sources: Sequence[LectureSource] | Sequence[FaqSource] | Sequence[Source],
+        *,
+        kind: PassKind = "lecture",
+        language: str | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> PassResult:
+        """One pass over ``answer``; raises ``PlacementError`` (with the trace) when placement fails."""
         trace = Trace(kind, progress)
-        lang = choose_language(user_language)
+        lang = choose_language(language)
         if lang.warning:
             trace.warnings.append(lang.warning)
-        chat_role = RoleModel(self.config.resolve(CITATION_PIPELINE, variant, "chat"), variant)
-        ks_role = RoleModel(self.config.resolve(CITATION_PIPELINE, variant, "keyword_summary"), "default")
         trace.info.update(
-            language=lang.language.code, language_line=lang.line, variant=variant,
+            language=lang.language.code, language_line=lang.line, variant=self.variant,
             keyword_strategy=self.keyword_strategy,
-            models={"chat": f"{chat_role.config.id} ({chat_role.config.model})",
-                    "keyword_summary": f"{ks_role.config.id} ({ks_role.config.model})"},
+            models={"chat": self.placement.label, "keyword_summary": self.enrichment.label},
         )
+        run = PassRun(kind, answer, list(sources), lang, self.prompts, self.placement, self.enrichment,
+                      self.keyword_strategy, trace)
+        run_phases(run, self.phases)
+        entries = run.serialized.by_seq()
+        if run.final is not None:
+            cites = tuple(Citation(s, entries[s].ref, run.enrichment.keywords.get(s, ""),
+                                   run.enrichment.summaries.get(s, ""), entries[s].source, run.finals[s])
+                          for s in run.used)
+            return PassResult(kind, answer, run.final, run.placed, cites, run.used, True, trace)
+        if run.placed and run.used:  # enrichment or rewrite failed: the placement result, !seq markers kept
+            cites = tuple(Citation(s, entries[s].ref, "", "", entries[s].source, entries[s].marker) for s in run.used)
+            return PassResult(kind, answer, run.placed, run.placed, cites, run.used, False, trace)
+        return PassResult(kind, answer, answer, answer, (), (), False, trace)
 
-        # 1. serialize
-        rec = trace.begin("serialize", sources=len(sources))
-        ser = (
-            serialize_faqs([s for s in sources if isinstance(s, FaqSource)])
-            if kind == "faq"
-            else serialize_lecture([s for s in sources if not isinstance(s, FaqSource)])
-        )
-        trace.end(rec, sources_json=ser.json_text, entries=len(ser.entries))
-        if not ser.entries:
-            return CitationResult(kind, answer, answer, answer, (), (), False, trace)
 
-        # 2. place (a failure here is raised to the caller)
-        placement = self._place(trace, answer, ser, lang.line, chat_role, kind)
+def cite(
+    answer: str,
+    sources: Sources | Iterable[Source],
+    *,
+    language: str = "en",
+    model: ModelLike = None,
+) -> CitationResult:
+    """Cite ``answer`` from ``sources`` with ``model`` (default: the embedded offline model).
 
-        # 3. collect
-        rec = trace.begin("collect")
-        used = placement.used_seqs
-        intermediate = render_insertions(answer, placement.insertions, {e.seq: e.marker for e in ser.entries})
-        trace.end(rec, used_sequence_numbers=list(used), placed_answer=intermediate)
-        if not used:
-            return CitationResult(kind, answer, answer, answer, (), (), False, trace)
-
-        entries = ser.by_seq()
-        try:
-            # 4. enrich
-            rec = trace.begin("enrich", used=len(used), strategy=self.keyword_strategy)
-            ctx = enrich_mod.EnrichContext(trace, self.prompts, lang.line, ks_role, self.factory,
-                                           self.keyword_strategy)
-            enr = enrich_mod.enrich(ctx, [entries[s] for s in used])
-            trace.end(rec, keywords={str(k): v for k, v in enr.keywords.items()},
-                      summaries={str(k): v for k, v in enr.summaries.items()})
-            # 5. rewrite
-            rec = trace.begin("rewrite")
-            finals = rewrite_mod.final_markers(entries, used, enr)
-            final = render_insertions(answer, placement.insertions, finals)
-            trace.end(rec, answer=final)
-        except Exception as exc:
-            trace.fail(Failure("enrichment_or_rewrite", f"unexpected error: {type(exc).__name__}: {exc}", None,
-                               "returned the placement result with its !seq markers"))
-            trace.emit("rewrite", "failed", str(exc))
-            cites = tuple(Citation(s, entries[s].ref, "", "", entries[s].source, entries[s].marker) for s in used)
-            return CitationResult(kind, answer, intermediate, intermediate, cites, used, False, trace)
-        cites = tuple(
-            Citation(s, entries[s].ref, enr.keywords.get(s, ""), enr.summaries.get(s, ""), entries[s].source, finals[s])
-            for s in used
-        )
-        return CitationResult(kind, answer, final, intermediate, cites, used, True, trace)
-
-    def _place(self, trace: Trace, answer: str, ser: Serialized, line: str, role: RoleModel,
-               kind: PassKind) -> Placement:
-        rec = trace.begin("place")
-        prompt = self.prompts.render(f"placement_{kind}", line, Paragraphs=ser.json_text, Answer=answer)
-        inputs = {"answer": answer, "sources": [{"id": e.marker, "content": e.content} for e in ser.entries]}
-        try:
-            resp = call_model(trace, self.factory, role, "placement", prompt, inputs)
-        except Exception as exc:
-            trace.end(rec, "failed", error=str(exc))
-            trace.fail(Failure("placement", f"placement failed: {exc}", None, "raised to the chat pipeline"))
-            raise PlacementError(f"citation placement failed: {exc}", trace) from exc
-        trace.end(rec, prompt=prompt, raw_output=resp.content)
-        vrec = trace.begin("validate")
-        placement = validate_placement(answer, resp.content, {e.marker: e.seq for e in ser.entries})
-        trace.end(vrec, removed_markers=list(placement.removed_markers), text_changed=placement.text_changed,
-                  reanchored=list(placement.reanchored), dropped=list(placement.dropped),
-                  moved_out_of_code=list(placement.moved_out_of_code))
-        if placement.removed_markers or placement.dropped or placement.text_changed:
-            trace.fail(Failure(
-                "validation",
-                f"placement output corrected: {len(placement.removed_markers)} unknown id(s) removed, "
-                f"text changed: {placement.text_changed}, {len(placement.dropped)} marker(s) dropped",
-                None, "answer text kept exactly as written",
-            ))
-        return placement
+    >>> from citation_core import cite, Sources
+    >>> from citation_core.sources import PageChunk
+    >>> page = PageChunk("p1", 7, 1, "Merge sort splits the list into halves and merges them.")
+    >>> result = cite("Merge sort splits the list into halves.", Sources(lecture=(page,)))
+    >>> result.answer.startswith("Merge sort splits the list into halves.[cite:L:7:1:::")
+    True
+    """
+    return CitationPipeline(model)(answer, sources, language=language)

@@ -14,8 +14,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from ..contract import sanitize_field
+from ..errors import ModelCallError
 from ..llm.config import KeywordStrategy
-from .model_calls import ModelFactory, RoleModel, call_model
+from .model_calls import RoleModel, call_model
 from .prompts import Prompts
 from .serialize import SerializedSource
 from .trace import Failure, Trace
@@ -33,7 +34,6 @@ class EnrichContext:
     prompts: Prompts
     language_line: str
     role: RoleModel
-    factory: ModelFactory
     strategy: KeywordStrategy
 
 
@@ -69,14 +69,14 @@ def _keywords_sequential(ctx: EnrichContext, used: Sequence[SerializedSource]) -
                 "keyword", ctx.language_line,
                 UsedKeywords=", ".join(done) if done else "(none yet)", Paragraph=src.content,
             )
-            resp = call_model(ctx.trace, ctx.factory, ctx.role, "keyword", prompt,
+            resp = call_model(ctx.trace, ctx.role, "keyword", prompt,
                               {"paragraph": src.content, "used_keywords": list(done)}, src.seq)
             cleaned = clean_keyword(resp.content)
             kw = make_unique(cleaned, done) if cleaned else ""
             keywords[src.seq] = kw
             if kw:
                 done.append(kw)
-    except Exception as exc:
+    except ModelCallError as exc:
         missing = [s.seq for s in used if s.seq not in keywords]
         ctx.trace.fail(Failure("keyword_task", f"keyword task failed: {exc}", missing[0] if missing else None,
                                f"keywords left empty for sequence numbers {missing}"))
@@ -88,12 +88,11 @@ def _keywords_batched(ctx: EnrichContext, used: Sequence[SerializedSource]) -> d
     prompt = ctx.prompts.render("keywords_batched", ctx.language_line,
                                 Paragraphs=json.dumps(paragraphs, ensure_ascii=False, indent=1))
     try:
-        resp = call_model(ctx.trace, ctx.factory, ctx.role, "keywords_batched", prompt, {"paragraphs": paragraphs})
-        m = re.search(r"\[.*\]", resp.content, re.S)
-        values = json.loads(m.group(0)) if m else None
-        if not isinstance(values, list) or len(values) != len(used):
-            raise ValueError(f"expected a JSON array of {len(used)} keywords, got {resp.content[:80]!r}")
-    except Exception as exc:
+        resp = call_model(ctx.trace, ctx.role, "keywords_batched", prompt, {"paragraphs": paragraphs})
+        values = _json_array(resp.content)
+        if values is None or len(values) != len(used):
+            raise ModelCallError(f"expected a JSON array of {len(used)} keywords, got {resp.content[:80]!r}")
+    except ModelCallError as exc:
         ctx.trace.fail(Failure("keyword_task", f"keyword task failed: {exc}", None, "all keywords left empty"))
         return {}
     keywords: dict[int, str] = {}
@@ -107,12 +106,23 @@ def _keywords_batched(ctx: EnrichContext, used: Sequence[SerializedSource]) -> d
     return keywords
 
 
+def _json_array(reply: str) -> list[object] | None:
+    m = re.search(r"\[.*\]", reply, re.S)
+    if m is None:
+        return None
+    try:
+        values = json.loads(m.group(0))
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    return values if isinstance(values, list) else None
+
+
 def _summary(ctx: EnrichContext, src: SerializedSource) -> str:
     prompt = ctx.prompts.render("summary", ctx.language_line, Paragraph=src.content)
     try:
-        resp = call_model(ctx.trace, ctx.factory, ctx.role, "summary", prompt, {"paragraph": src.content}, src.seq)
+        resp = call_model(ctx.trace, ctx.role, "summary", prompt, {"paragraph": src.content}, src.seq)
         return clean_summary(resp.content)
-    except Exception as exc:
+    except ModelCallError as exc:
         ctx.trace.fail(Failure("summary", f"summary call failed: {exc}", src.seq, "summary left empty"))
         return ""
 

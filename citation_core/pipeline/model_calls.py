@@ -1,4 +1,4 @@
-"""One model call inside a run: a fresh client, the request, a trace record, errors re-raised."""
+"""The models of a run's roles, and one model call inside a run: a fresh client, the request, a trace record."""
 
 from __future__ import annotations
 
@@ -8,23 +8,41 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..llm.base import ChatMessage, ChatModel, LlmRequest, LlmResponse, Task
-from ..llm.config import ModelConfig
+from ..llm.config import OFFLINE_MODEL, ModelConfig
+from ..llm.factory import create_model
 from .trace import CallRecord, Trace
 
 ModelFactory = Callable[[ModelConfig], ChatModel]
+# What a role can be given: a configured model (a fresh client per task), a model object, or None (offline).
+ModelLike = ModelConfig | ChatModel | None
 
 
 @dataclass(frozen=True)
 class RoleModel:
-    """A role resolved for this run: its configuration and the variant it came from."""
+    """The model serving one role of a run: how to make its client for a task, and what the trace calls it."""
 
-    config: ModelConfig
-    variant: str
+    model_id: str
+    model_name: str
+    offline: bool
+    make: Callable[[], ChatModel]
+    variant: str = "default"
+
+    @staticmethod
+    def of(model: ModelLike, variant: str = "default", factory: ModelFactory = create_model) -> RoleModel:
+        config = OFFLINE_MODEL if model is None else model
+        if isinstance(config, ModelConfig):
+            cfg = config
+            return RoleModel(cfg.id, cfg.model, cfg.type == "offline", lambda: factory(cfg), variant)
+        given = config
+        return RoleModel(given.model_id, given.model_name, given.offline, lambda: given, variant)
+
+    @property
+    def label(self) -> str:
+        return f"{self.model_id} ({self.model_name})"
 
 
 def call_model(
     trace: Trace,
-    factory: ModelFactory,
     role: RoleModel,
     task: Task,
     prompt: str,
@@ -32,7 +50,7 @@ def call_model(
     seq: int | None = None,
 ) -> LlmResponse:
     started = trace.now()
-    model = factory(role.config)  # every task its own client: no shared usage counters
+    model = role.make()  # every task its own client: no shared usage counters
     request = LlmRequest(task, (ChatMessage("user", prompt),), inputs)
     return complete_recorded(trace, model, role, request, prompt, seq, started)
 
@@ -50,9 +68,9 @@ def complete_recorded(
     started = trace.now() if started is None else started
     try:
         resp = model.complete(request)
-    except Exception as exc:
+    except BaseException as exc:
         trace.add_call(
-            CallRecord(request.task, role.config.id, role.config.model, role.variant, model.offline, prompt, "",
+            CallRecord(request.task, role.model_id, role.model_name, role.variant, model.offline, prompt, "",
                        started, trace.now() - started, 0, 0, 0.0, True, seq, str(exc) or type(exc).__name__)
         )
         raise

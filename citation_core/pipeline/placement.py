@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
-from ..contract.patterns import ANY_MARKER_RE, IRIS_RE
+from ..contract.patterns import ANY_MARKER_RE, IRIS_RE, insert_at
 
 _WS = re.compile(r"\s+")
 _CODE = re.compile(r"^[ \t]*```.*?(?:^[ \t]*```[^\n]*$|\Z)|(`+)(?!`).+?(?<!`)\1(?!`)", re.S | re.M)
@@ -51,22 +51,22 @@ def protected_spans(text: str) -> list[tuple[int, int]]:
     return sorted(spans)
 
 
-def _protect(offset: int, spans: list[tuple[int, int]]) -> int:
-    for a, b in spans:
-        if a < offset < b:
-            return b
-    return offset
+@dataclass(frozen=True)
+class Stripped:
+    """The placement output without its markers: the text, and where each known marker stood in it."""
+
+    text: str
+    found: tuple[tuple[int, int], ...]  # (offset in ``text``, seq)
+    removed: tuple[str, ...]  # markers whose id was not given to the model
 
 
-def validate_placement(answer: str, output: str, allowed: Mapping[str, int]) -> Placement:
-    """Turn the model output into insertions on ``answer`` (``allowed`` maps marker id -> seq)."""
-    pieces: list[str] = []
-    found: list[tuple[int, int]] = []  # (offset in the marker-free output, seq)
-    removed: list[str] = []
-    # marker text that the answer itself contains is answer text, not a citation
+def strip(answer: str, output: str, allowed: Mapping[str, int]) -> Stripped:
+    """Take the markers out of ``output``; marker text that the answer itself contains stays text."""
     in_answer = Counter(m.group(0) for m in IRIS_RE.finditer(answer))
-    pos = 0
-    length = 0
+    pieces: list[str] = []
+    found: list[tuple[int, int]] = []
+    removed: list[str] = []
+    pos = length = 0
     for m in IRIS_RE.finditer(output):
         if in_answer[m.group(0)] > 0:
             in_answer[m.group(0)] -= 1
@@ -81,58 +81,70 @@ def validate_placement(answer: str, output: str, allowed: Mapping[str, int]) -> 
         else:
             found.append((length, seq))
     pieces.append(output[pos:])
-    stripped = "".join(pieces)
+    return Stripped("".join(pieces), tuple(found), tuple(removed))
 
-    # whitespace-only differences are not a changed text; markers are still aligned onto the original
-    changed = _WS.sub(" ", stripped).strip() != _WS.sub(" ", answer).strip()
+
+@dataclass(frozen=True)
+class Aligned:
+    mapped: tuple[tuple[int, int], ...]  # (offset in the original answer, seq)
+    changed: bool
+    reanchored: tuple[int, ...]
+    dropped: tuple[int, ...]
+
+
+def _same_text(a: str, b: str) -> bool:
+    """Whitespace-only differences are not a changed text."""
+    return _WS.sub(" ", a).strip() == _WS.sub(" ", b).strip()
+
+
+def align(answer: str, stripped: Stripped) -> Aligned:
+    """Map each marker's offset in the model's text onto the original answer, or drop it."""
+    if stripped.text == answer:
+        return Aligned(stripped.found, False, (), ())
+    changed = not _same_text(stripped.text, answer)
+    blocks = [b for b in SequenceMatcher(None, stripped.text, answer, autojunk=False).get_matching_blocks() if b.size]
+    mapped: list[tuple[int, int]] = []
     reanchored: list[int] = []
     dropped: list[int] = []
-    mapped: list[tuple[int, int]] = []
-    if stripped == answer:
-        mapped = found
-    else:
-        blocks = SequenceMatcher(None, stripped, answer, autojunk=False).get_matching_blocks()
-        for off, seq in found:
-            target = None
-            for i, j, size in blocks:
-                if size and i < off <= i + size:
-                    target = j + (off - i)
-                    break
-            if target is None:
-                for i, j, size in blocks:
-                    if size and off == i:
-                        target = j
-                        break
-            if target is None:
-                dropped.append(seq)
-            else:
-                if changed:
-                    reanchored.append(seq)
-                mapped.append((target, seq))
+    for off, seq in stripped.found:
+        target = next((j + (off - i) for i, j, size in blocks if i < off <= i + size), None)
+        if target is None:
+            target = next((j for i, j, _ in blocks if off == i), None)
+        if target is None:
+            dropped.append(seq)
+            continue
+        if changed:
+            reanchored.append(seq)
+        mapped.append((target, seq))
+    return Aligned(tuple(mapped), changed, tuple(reanchored), tuple(dropped))
 
+
+def protect(answer: str, mapped: tuple[tuple[int, int], ...]) -> tuple[tuple[Insertion, ...], tuple[int, ...]]:
+    """Move insertions out of markers and code to the end of that span; drop repeats. Returns (insertions,
+    seqs moved)."""
     spans = protected_spans(answer)
     moved: list[int] = []
     insertions: list[Insertion] = []
     seen: set[tuple[int, int]] = set()
     for off, seq in mapped:
-        safe = _protect(off, spans)
+        safe = next((b for a, b in spans if a < off < b), off)
         if safe != off:
             moved.append(seq)
-        if (safe, seq) in seen:
-            continue
-        seen.add((safe, seq))
-        insertions.append(Insertion(safe, seq))
+        if (safe, seq) not in seen:
+            seen.add((safe, seq))
+            insertions.append(Insertion(safe, seq))
     insertions.sort(key=lambda ins: ins.offset)  # stable: same offset keeps the model's order
-    return Placement(tuple(insertions), tuple(removed), changed, tuple(reanchored), tuple(dropped), tuple(moved))
+    return tuple(insertions), tuple(moved)
+
+
+def validate_placement(answer: str, output: str, allowed: Mapping[str, int]) -> Placement:
+    """Turn the model output into insertions on ``answer`` (``allowed`` maps marker id -> seq)."""
+    stripped = strip(answer, output, allowed)
+    aligned = align(answer, stripped)
+    insertions, moved = protect(answer, aligned.mapped)
+    return Placement(insertions, stripped.removed, aligned.changed, aligned.reanchored, aligned.dropped, moved)
 
 
 def render_insertions(answer: str, insertions: tuple[Insertion, ...], marker_for: Mapping[int, str]) -> str:
     """The original answer with ``marker_for[seq]`` inserted at each insertion's offset."""
-    out: list[str] = []
-    pos = 0
-    for ins in insertions:
-        out.append(answer[pos : ins.offset])
-        out.append(marker_for[ins.seq])
-        pos = ins.offset
-    out.append(answer[pos:])
-    return "".join(out)
+    return insert_at(answer, ((ins.offset, marker_for[ins.seq]) for ins in insertions))

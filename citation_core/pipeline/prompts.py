@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
+from importlib.resources.abc import Traversable
 
 from ..errors import ConfigError
+from ..llm.config import LlmConfig, defaults_dir
 
 FILES = {
     "placement_lecture": "citation_placement_lecture.txt",
@@ -22,14 +23,24 @@ class Prompts:
     templates: dict[str, str]
 
     @staticmethod
-    def load(directory: Path) -> Prompts:
+    def load(directory: Traversable) -> Prompts:
         templates = {}
         for name, filename in FILES.items():
-            path = directory / filename
+            path = directory.joinpath(filename)
             if not path.is_file():
-                raise ConfigError(f"{path}: prompt template not found")
+                raise ConfigError(f"{filename}: prompt template not found in {directory}")
             templates[name] = path.read_text(encoding="utf-8")
         return Prompts(templates)
+
+    @staticmethod
+    def default() -> Prompts:
+        """The templates the package carries (the repository's ``prompts/`` folder)."""
+        return Prompts.load(defaults_dir().joinpath("prompts"))
+
+    @staticmethod
+    def of(config: LlmConfig) -> Prompts:
+        """The templates of a configuration folder, else the packaged ones."""
+        return Prompts.default() if config.prompts is None else Prompts.load(config.prompts)
 
     def render(self, name: str, language_line: str, **values: str) -> str:
         """The language line, a blank line, then the template with ``{Name}`` placeholders filled."""

@@ -9,8 +9,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-FailureKind = Literal["summary", "keyword_task", "enrichment_or_rewrite", "placement", "validation"]
-PhaseName = Literal["serialize", "place", "validate", "collect", "enrich", "rewrite"]
+FailureKind = Literal["summary", "keyword_task", "enrichment_or_rewrite", "placement", "validation", "internal"]
 
 
 @dataclass(frozen=True)

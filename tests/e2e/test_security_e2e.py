@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import yaml
 
-from citation_core.llm.local_server import LocalChatServer, Reply
+from citation_core.testing.server import LocalChatServer, Reply
 
 from .harness import CHROMIUM, ROOT, ask, launch, running_app, wait_idle
 

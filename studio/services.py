@@ -8,20 +8,21 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..chat.chat_pipeline import ChatPipeline, ChatResult
-from ..contract import parse
-from ..llm.config import CHAT_PIPELINE, CITATION_PIPELINE, AppConfig
-from ..lms.resolve import faq_table, unit_table
-from ..lms.store import LmsStore
-from ..lms.versions import stamp_versions
-from ..material.library import CourseMaterial
-from ..material.models import MaterialVersions
-from ..pipeline.prompts import Prompts
+from citation_core.chat.chat_pipeline import ChatPipeline, ChatResult
+from citation_core.contract import parse
+from citation_core.llm.config import CHAT_PIPELINE, CITATION_PIPELINE, KeywordStrategy, LlmConfig
+from citation_core.lms.resolve import faq_table, unit_table
+from citation_core.lms.store import LmsStore
+from citation_core.lms.versions import stamp_versions
+from citation_core.material.library import CourseMaterial
+from citation_core.material.models import MaterialVersions
+
+from .settings import Settings
 
 
-def course_roots(config: AppConfig) -> list[Path]:
-    roots = [config.path(d) for d in config.course_dirs]
-    library = config.path(config.library_dir)
+def course_roots(settings: Settings) -> list[Path]:
+    roots = list(settings.course_dirs)
+    library = settings.library_dir
     if (library / "course.yml").is_file():
         roots.append(library)
     return [r for r in roots if (r / "course.yml").is_file()]
@@ -32,7 +33,7 @@ def manifest_stamp(root: Path) -> float:
     return (root / "course.yml").stat().st_mtime_ns / 1e9
 
 
-def role_models(config: AppConfig, variant: str) -> dict[str, tuple[str, bool]]:
+def role_models(config: LlmConfig, variant: str) -> dict[str, tuple[str, bool]]:
     """Which model serves each role for ``variant``, and whether it is the offline model."""
     out = {}
     for label, pipeline, role in (
@@ -72,6 +73,6 @@ def store_answer(store: LmsStore, material: CourseMaterial, conversation_id: int
     return stored
 
 
-def chat_pipeline(config: AppConfig, material: CourseMaterial, keyword_strategy: str | None = None) -> ChatPipeline:
-    prompts = Prompts.load(config.path(config.prompts_dir))
-    return ChatPipeline(config, prompts, material, keyword_strategy=keyword_strategy)  # type: ignore[arg-type]
+def chat_pipeline(config: LlmConfig, material: CourseMaterial,
+                  keyword_strategy: KeywordStrategy | None = None) -> ChatPipeline:
+    return ChatPipeline(config, material, keyword_strategy=keyword_strategy)

@@ -8,17 +8,18 @@ from typing import Any
 
 import streamlit as st
 
-from ..llm.config import AppConfig
-from ..lms.chips_component import render_chips
-from ..material.library import CourseMaterial
-from ..pipeline.trace import Trace
+from citation_core.llm.config import LlmConfig
+from citation_core.material.library import CourseMaterial
+from citation_core.pipeline.trace import Trace
+
+from .chips import render_chips
 from .services import chip_context, role_models
 from .text import md_escape
 
 OFFLINE_NOTE = "offline model: extractive, deterministic, no key; it cannot translate"
 
 
-def model_badges(config: AppConfig, variant: str) -> bool:
+def model_badges(config: LlmConfig, variant: str) -> bool:
     """Show which model serves each role; returns True when any role runs on the offline model."""
     roles = role_models(config, variant)
     offline = any(is_off for _, is_off in roles.values())

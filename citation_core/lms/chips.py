@@ -1,4 +1,6 @@
-"""The citation chip renderer as one Streamlit custom component (components v2), plus a standalone preview.
+"""The citation chip renderer's assets and data, and a standalone HTML preview (no Streamlit needed).
+
+The app mounts the same JavaScript and CSS as one Streamlit custom component (components v2).
 
 Data sent to the component (``data``)::
 
@@ -26,8 +28,7 @@ FAQ chips send nothing.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
-from functools import cache
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -35,12 +36,10 @@ from .render import render_markdown
 
 __all__ = [
     "COMPONENT_NAME",
-    "chip_component",
     "chip_component_css",
     "chip_component_js",
     "chip_data",
     "html_preview_document",
-    "render_chips",
 ]
 
 COMPONENT_NAME = "citation_studio_chips"
@@ -67,57 +66,6 @@ def chip_data(answer_text: str, units: Mapping[str, Any], faqs: Mapping[str, Any
         "units": {str(k): dict(v) for k, v in units.items()},
         "faqs": {str(k): dict(v) for k, v in faqs.items()},
     }
-
-
-@cache
-def chip_component() -> Callable[..., Any]:
-    """Declare the component once per process and return its mount function."""
-    import streamlit as st
-
-    return st.components.v2.component(
-        COMPONENT_NAME,
-        css=chip_component_css(),
-        js=chip_component_js(),
-    )
-
-
-def _ignore_click() -> None:
-    """Registering a callback is what makes Streamlit report the ``click`` trigger."""
-
-
-def _click_callback(key: str, on_click: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
-    """Runs before the next script run, so the handler may change widget state freely."""
-
-    def callback() -> None:
-        import streamlit as st
-
-        state = st.session_state.get(key)
-        value = state.get("click") if isinstance(state, Mapping) else None
-        if isinstance(value, dict):
-            on_click(value)
-
-    return callback
-
-
-def render_chips(
-    answer_text: str,
-    units: Mapping[str, Any],
-    faqs: Mapping[str, Any],
-    key: str,
-    on_click: Callable[[dict[str, Any]], None] | None = None,
-) -> dict[str, Any] | None:
-    """Render the answer with chips; return the click value of this rerun, or None.
-
-    ``on_click`` (optional) receives the click value in a callback, before the rerun's script runs.
-    """
-    mount = chip_component()
-    result = mount(
-        key=key,
-        data=chip_data(answer_text, units, faqs),
-        on_click_change=_click_callback(key, on_click) if on_click else _ignore_click,
-    )
-    value = getattr(result, "click", None) if result is not None else None
-    return value if isinstance(value, dict) else None
 
 
 def _json_for_script(value: Any) -> str:

@@ -9,8 +9,8 @@ from typing import Literal
 
 from lingua import IsoCode639_1, Language, LanguageDetector, LanguageDetectorBuilder
 
-from ..pipeline.citation_pipeline import Citation
-from ..pipeline.languages import LANGUAGES
+from citation_core.pipeline.citation_pipeline import Citation
+from citation_core.pipeline.languages import LANGUAGES
 
 Verdict = Literal["ok", "mismatch", "uncertain", "empty"]
 MIN_CONFIDENCE = 0.5

@@ -6,16 +6,23 @@ from pathlib import Path
 
 import streamlit as st
 
-from ..llm.config import AppConfig, default_config
-from ..lms.store import LmsStore
-from ..material.deck import render_page_png
-from ..material.library import CourseMaterial, load_material
+from citation_core.llm.config import LlmConfig, default_config
+from citation_core.lms.store import LmsStore
+from citation_core.material.deck import render_page_png
+from citation_core.material.library import CourseMaterial, load_material
+
 from .services import course_roots, manifest_stamp
+from .settings import Settings, load_settings
 
 
 @st.cache_resource(show_spinner=False)
-def config() -> AppConfig:
+def config() -> LlmConfig:
     return default_config()
+
+
+@st.cache_resource(show_spinner=False)
+def settings() -> Settings:
+    return load_settings()
 
 
 @st.cache_resource(show_spinner="Loading lecture material…")
@@ -30,7 +37,7 @@ def material(root: Path) -> CourseMaterial:
 
 def courses() -> dict[str, CourseMaterial]:
     out: dict[str, CourseMaterial] = {}
-    for root in course_roots(config()):
+    for root in course_roots(settings()):
         m = material(root)
         out[f"{m.course.name} (id {m.course.id})"] = m
     return out
@@ -38,7 +45,7 @@ def courses() -> dict[str, CourseMaterial]:
 
 @st.cache_resource(show_spinner=False)
 def store() -> LmsStore:
-    return LmsStore(config().path(config().database))
+    return LmsStore(settings().database)
 
 
 @st.cache_data(show_spinner=False, max_entries=512)

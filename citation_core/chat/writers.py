@@ -1,0 +1,122 @@
+"""Answer writers behind one interface: the extractive offline writer and the tool-calling LLM writer.
+
+A writer gets the turn's ``WriterTurn`` (question, current view, tools state, prompt, trace) and returns
+the answer text. Which one serves a turn follows the model configured for the chat pipeline's role.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ..errors import ModelCallError, WriterError
+from ..llm.base import ChatMessage, LlmRequest
+from ..llm.offline import OfflineModel
+from ..material.library import CourseMaterial
+from ..pipeline.model_calls import RoleModel, complete_recorded
+from ..pipeline.trace import Trace
+from ..textutil import content_tokens
+from .offline_writer import write_answer
+from .tools import TOOLS, ToolState, passage
+from .view import CurrentView
+
+MAX_TOOL_ROUNDS = 4
+
+
+@dataclass(frozen=True)
+class WriterTurn:
+    question: str
+    view: CurrentView
+    state: ToolState
+    prompt: str  # the rendered system prompt
+    language: str  # language code
+    trace: Trace
+
+
+class AnswerWriter(Protocol):
+    def write(self, turn: WriterTurn) -> str: ...
+
+
+def mentioned_unit(material: CourseMaterial, question: str, current: int) -> int | None:
+    """Offline stand-in for switch_context: a question that names another unit of the course."""
+    q = set(content_tokens(question))
+    best: tuple[float, int] | None = None
+    for uid, um in material.units.items():
+        if uid == current:
+            continue
+        name = set(content_tokens(um.unit.name))
+        if name:
+            share = len(name & q) / len(name)
+            if share >= 0.6 and (best is None or share > best[0]):
+                best = (share, uid)
+    return best[1] if best else None
+
+
+class ExtractiveWriter:
+    """Offline: retrieval runs first, then the extractive writer answers from the view and the passages."""
+
+    def __init__(self, role: RoleModel) -> None:
+        self.role = role
+
+    def write(self, turn: WriterTurn) -> str:
+        state, view = turn.state, turn.view
+        target = mentioned_unit(state.material, turn.question, view.unit_id)
+        if target is not None:
+            state.switched_to = target
+        state.lecture_retrieval(turn.question, k=4, unit_id=target)
+        state.faq_retrieval(turn.question)
+        view_json = {} if target is not None else {
+            "unit": view.unit_name, "label": view.label, "printed": view.display_page_number,
+            "title": view.title, "second": view.second, "text": "\n".join(s.text for s in view.sources)}
+        inputs = {"question": turn.question, "language": turn.language, "view": view_json,
+                  "passages": [passage(state.material, s) for s in state.retrieved],
+                  "faqs": [{"question": f.question, "answer": f.answer} for f in state.faqs]}
+        model = OfflineModel(self.role.model_id, self.role.model_name, writer=write_answer)
+        request = LlmRequest("writer", (ChatMessage("system", turn.prompt), ChatMessage("user", turn.question)),
+                             inputs)
+        return complete_recorded(turn.trace, model, self.role, request, turn.prompt).content
+
+
+class ToolCallingWriter:
+    """An LLM with the lecture_retrieval, faq_retrieval and switch_context tools, a few rounds at most."""
+
+    def __init__(self, role: RoleModel) -> None:
+        self.role = role
+
+    def write(self, turn: WriterTurn) -> str:
+        model = self.role.make()
+        history: list[dict[str, Any]] = []
+        for round_ in range(MAX_TOOL_ROUNDS + 1):
+            request = LlmRequest("writer", (ChatMessage("system", turn.prompt), ChatMessage("user", turn.question)),
+                                 {}, () if round_ == MAX_TOOL_ROUNDS else TOOLS, tuple(history))
+            resp = complete_recorded(turn.trace, model, self.role, request, turn.prompt)
+            if not resp.tool_calls:
+                return resp.content
+            history.append({"role": "assistant", "content": resp.content or None, "tool_calls": [
+                {"id": c.id, "type": "function",
+                 "function": {"name": c.name, "arguments": json.dumps(c.arguments)}} for c in resp.tool_calls]})
+            for call in resp.tool_calls:
+                history.append({"role": "tool", "tool_call_id": call.id, "content": turn.state.run(call.name,
+                                                                                                   call.arguments)})
+        raise WriterError("answer writer: no answer after the tool rounds")
+
+
+def writer_for(role: RoleModel) -> AnswerWriter:
+    return ExtractiveWriter(role) if role.offline else ToolCallingWriter(role)
+
+
+def write(writer: AnswerWriter, turn: WriterTurn) -> str:
+    """Run ``writer`` inside a traced "write" phase; a failed model call becomes ``WriterError``."""
+    rec = turn.trace.begin("write", question=turn.question, current_view=turn.view.to_json())
+    try:
+        answer = writer.write(turn)
+    except ModelCallError as exc:
+        turn.trace.end(rec, "failed", error=str(exc))
+        raise WriterError(f"answer writer failed: {exc}") from exc
+    except WriterError as exc:
+        turn.trace.end(rec, "failed", error=str(exc))
+        raise
+    turn.trace.end(rec, answer=answer, switched_to=turn.state.switched_to,
+                   retrieved=[s.uuid for s in turn.state.retrieved])
+    return answer

@@ -1,0 +1,175 @@
+"""The phases of one citation pass (DESIGN 4.2) as data: functions over one run state, run by one loop.
+
+Each phase reads and writes the ``PassRun`` and returns what the trace shows of it. The loop in
+``run_phases`` opens and closes the trace record of every phase and applies the failure policy of the
+seed (DESIGN 4.3) by the phase's ``on_error``:
+
+- ``placement``: the pass fails with ``PlacementError`` (the caller keeps the answer so far);
+- ``keep_placed``: the placement result is returned with its ``!seq`` markers;
+- ``keep_answer``: the answer is returned unchanged, without citations.
+
+A phase can be swapped (``replace_phase``) to test the loop and the policy without patching modules.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..errors import PlacementError
+from ..llm.config import KeywordStrategy
+from ..sources import FaqSource, Source
+from . import enrich as enrich_mod
+from .languages import LanguageChoice
+from .model_calls import RoleModel, call_model
+from .placement import Placement, render_insertions, validate_placement
+from .prompts import Prompts
+from .rewrite import final_markers
+from .serialize import Serialized, serialize_faqs, serialize_lecture
+from .trace import Failure, Trace
+
+PassKind = Literal["lecture", "faq"]
+OnError = Literal["placement", "keep_placed", "keep_answer"]
+
+
+@dataclass
+class PassRun:
+    """Everything one pass knows; it lives in the run, never in the pipeline object."""
+
+    kind: PassKind
+    answer: str
+    sources: Sequence[Source]
+    language: LanguageChoice
+    prompts: Prompts
+    placement_model: RoleModel
+    enrichment_model: RoleModel
+    keyword_strategy: KeywordStrategy
+    trace: Trace
+    serialized: Serialized = field(default_factory=lambda: Serialized("[]", ()))
+    placement: Placement = field(default_factory=lambda: Placement(()))
+    raw_output: str = ""
+    placed: str = ""  # the answer with intermediate markers
+    enrichment: enrich_mod.Enrichment = field(default_factory=lambda: enrich_mod.Enrichment({}, {}))
+    final: str | None = None  # the answer with final markers, once rewritten
+    finals: dict[int, str] = field(default_factory=dict)
+    stopped: bool = False  # nothing (more) to do: no sources, or nothing was cited
+
+    @property
+    def used(self) -> tuple[int, ...]:
+        return self.placement.used_seqs
+
+
+PhaseRun = Callable[[PassRun], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Phase:
+    name: str
+    run: PhaseRun
+    on_error: OnError
+
+
+def serialize(run: PassRun) -> dict[str, Any]:
+    faqs = [s for s in run.sources if isinstance(s, FaqSource)]
+    lecture = [s for s in run.sources if not isinstance(s, FaqSource)]
+    run.serialized = serialize_faqs(faqs) if run.kind == "faq" else serialize_lecture(lecture)
+    run.stopped = not run.serialized.entries
+    return {"sources": len(run.sources), "entries": len(run.serialized.entries),
+            "sources_json": run.serialized.json_text}
+
+
+def place(run: PassRun) -> dict[str, Any]:
+    ser = run.serialized
+    prompt = run.prompts.render(f"placement_{run.kind}", run.language.line, Paragraphs=ser.json_text,
+                                Answer=run.answer)
+    inputs = {"answer": run.answer, "sources": [{"id": e.marker, "content": e.content} for e in ser.entries]}
+    run.raw_output = call_model(run.trace, run.placement_model, "placement", prompt, inputs).content
+    return {"prompt": prompt, "raw_output": run.raw_output}
+
+
+def validate(run: PassRun) -> dict[str, Any]:
+    allowed = {e.marker: e.seq for e in run.serialized.entries}
+    p = run.placement = validate_placement(run.answer, run.raw_output, allowed)
+    if p.removed_markers or p.dropped or p.text_changed:
+        run.trace.fail(Failure(
+            "validation",
+            f"placement output corrected: {len(p.removed_markers)} unknown id(s) removed, "
+            f"text changed: {p.text_changed}, {len(p.dropped)} marker(s) dropped",
+            None, "answer text kept exactly as written",
+        ))
+    return {"removed_markers": list(p.removed_markers), "text_changed": p.text_changed,
+            "reanchored": list(p.reanchored), "dropped": list(p.dropped),
+            "moved_out_of_code": list(p.moved_out_of_code)}
+
+
+def collect(run: PassRun) -> dict[str, Any]:
+    run.placed = render_insertions(run.answer, run.placement.insertions,
+                                   {e.seq: e.marker for e in run.serialized.entries})
+    run.stopped = not run.used
+    return {"used_sequence_numbers": list(run.used), "placed_answer": run.placed}
+
+
+def enrich(run: PassRun) -> dict[str, Any]:
+    entries = run.serialized.by_seq()
+    ctx = enrich_mod.EnrichContext(run.trace, run.prompts, run.language.line, run.enrichment_model,
+                                   run.keyword_strategy)
+    run.enrichment = enrich_mod.enrich(ctx, [entries[s] for s in run.used])
+    return {"used": len(run.used), "strategy": run.keyword_strategy,
+            "keywords": {str(k): v for k, v in run.enrichment.keywords.items()},
+            "summaries": {str(k): v for k, v in run.enrichment.summaries.items()}}
+
+
+def rewrite(run: PassRun) -> dict[str, Any]:
+    run.finals = final_markers(run.serialized.by_seq(), run.used, run.enrichment)
+    run.final = render_insertions(run.answer, run.placement.insertions, run.finals)
+    return {"answer": run.final}
+
+
+PHASES: tuple[Phase, ...] = (
+    Phase("serialize", serialize, "keep_answer"),
+    Phase("place", place, "placement"),
+    Phase("validate", validate, "keep_answer"),
+    Phase("collect", collect, "keep_answer"),
+    Phase("enrich", enrich, "keep_placed"),
+    Phase("rewrite", rewrite, "keep_placed"),
+)
+
+
+def replace_phase(phases: Sequence[Phase], name: str, run: PhaseRun) -> tuple[Phase, ...]:
+    """``phases`` with the phase called ``name`` running ``run`` instead (same failure policy)."""
+    if name not in {p.name for p in phases}:
+        raise ValueError(f"no phase called {name!r}")
+    return tuple(dataclasses.replace(p, run=run) if p.name == name else p for p in phases)
+
+
+def run_phases(run: PassRun, phases: Sequence[Phase]) -> None:
+    """Run ``phases`` in order until one stops the pass; trace each and apply its failure policy."""
+    for phase in phases:
+        rec = run.trace.begin(phase.name)
+        try:
+            outputs = phase.run(run)
+        except Exception as exc:  # the one boundary: whatever went wrong, the answer text is kept
+            run.trace.end(rec, "failed", error=f"{type(exc).__name__}: {exc}")
+            _fail(run, phase, exc)
+            return
+        run.trace.end(rec, **outputs)
+        if run.stopped:
+            return
+
+
+def _fail(run: PassRun, phase: Phase, exc: Exception) -> None:
+    if phase.on_error == "placement":
+        run.trace.fail(Failure("placement", f"placement failed: {exc}", None, "raised to the chat pipeline"))
+        raise PlacementError(f"citation placement failed: {exc}", run.trace) from exc
+    run.stopped = True
+    run.final = None
+    if phase.on_error == "keep_placed":
+        run.trace.fail(Failure("enrichment_or_rewrite", f"unexpected error: {type(exc).__name__}: {exc}", None,
+                               "returned the placement result with its !seq markers"))
+        return
+    run.placement = Placement(())
+    run.placed = ""
+    run.trace.fail(Failure("internal", f"internal error in phase {phase.name}: {type(exc).__name__}: {exc}", None,
+                           "returned the answer without citations"))

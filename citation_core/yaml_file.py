@@ -1,0 +1,30 @@
+"""The one YAML reader: a file's data, or one line naming the file, the line and what is wrong."""
+
+from __future__ import annotations
+
+from importlib.resources.abc import Traversable
+
+import yaml
+
+from .errors import InputError
+
+
+def read_yaml(path: Traversable, error: type[InputError] = InputError) -> object:
+    """``yaml.safe_load`` of ``path`` (UTF-8, a BOM allowed); any problem raises ``error`` with one line."""
+    if not path.is_file():
+        raise error(f"{path.name}: file not found ({path})")
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise error(f"{path.name}: not UTF-8 text ({err.reason})") from None
+    except OSError as err:
+        raise error(f"{path.name}: cannot read the file ({err.strerror})") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(err, "problem", None) or type(err).__name__
+        raise error(f"{path.name}: invalid YAML{at}: {problem}") from None
+    except RecursionError:
+        raise error(f"{path.name}: invalid YAML: nested too deeply") from None

@@ -1,0 +1,52 @@
+"""The app's own settings from ``application.yml``: database, course folders, uploads.
+
+They sit beside the model roles in the same file; relative paths are relative to the working folder
+(``make run`` starts in the checkout), or to ``$CITATION_STUDIO_CONFIG_DIR`` when that is set.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from citation_core.errors import ConfigError
+from citation_core.llm.config import CONFIG_DIR_ENV, config_dir
+from citation_core.yaml_file import read_yaml
+
+DB_ENV = "CITATION_STUDIO_DB"
+LIBRARY_ENV = "CITATION_STUDIO_LIBRARY"
+
+
+@dataclass(frozen=True)
+class Settings:
+    database: Path
+    course_dirs: tuple[Path, ...]
+    library_dir: Path  # the user's uploads, a course folder of its own
+    max_upload_mb: int = 50
+
+
+def load_settings() -> Settings:
+    configured = os.environ.get(CONFIG_DIR_ENV)
+    base = Path(configured) if configured else Path.cwd()
+    raw = read_yaml(config_dir().joinpath("application.yml"), ConfigError)
+    app = raw if isinstance(raw, dict) else {}
+    storage = app.get("storage") or {}
+    material = app.get("material") or {}
+    if not isinstance(storage, dict) or not isinstance(material, dict):
+        raise ConfigError("application.yml: storage and material must be mappings")
+    try:
+        max_mb = int(material.get("max_upload_mb", 50))
+    except (TypeError, ValueError):
+        raise ConfigError("application.yml: material.max_upload_mb: expected a whole number") from None
+
+    def path(value: object) -> Path:
+        p = Path(str(value))
+        return p if p.is_absolute() else base / p
+
+    return Settings(
+        database=path(os.environ.get(DB_ENV) or storage.get("database", "data/citation_studio.sqlite3")),
+        course_dirs=tuple(path(d) for d in material.get("course_dirs", ["sample_decks"]) or []),
+        library_dir=path(os.environ.get(LIBRARY_ENV) or material.get("library_dir", "data/library")),
+        max_upload_mb=max_mb,
+    )
