@@ -19,17 +19,14 @@ from pathlib import Path
 import pytest
 
 from citation_core.contract import parse, strip_markers
-from citation_core.llm.config import AppConfig, load_config
-from citation_core.llm.local_server import LocalChatServer, RecordedRequest, Reply
-from citation_core.llm.stand_in import place, task_of
+from citation_core.llm.config import LlmConfig, load_config
 from citation_core.pipeline import CitationPipeline, PlacementError
-from citation_core.pipeline.prompts import Prompts
 from citation_core.sources import LectureSource, PageChunk
+from citation_core.testing import ChatRequest, LocalChatServer, RecordedRequest, Reply, cooperative_handler
 
 from .fakes import ANSWER, EXAM, LATE, MERGE, MERGE_STEP, TREE
 
 ROOT = Path(__file__).resolve().parents[1]
-PROMPTS = Prompts.load(ROOT / "prompts")
 
 QUICK = PageChunk("p6", 12, 6, "Quicksort\nQuicksort picks a pivot element, partitions the array around "
                   "the pivot and recurses on both partitions.", display_page_number="4")
@@ -52,7 +49,7 @@ def prompt_of(body: dict[str, object]) -> str:
 
 
 def req_task(req: RecordedRequest) -> str:
-    return task_of(prompt_of(req.body))
+    return req.task or ""
 
 
 
@@ -75,6 +72,9 @@ def default_summary(paragraph: str) -> str:
     return "Summary: " + flat.split(". ")[0].rstrip(".") + "."
 
 
+COOPERATIVE = cooperative_handler()
+
+
 @dataclass
 class FakeLlm:
     """The server's handler. Thread-safe; ``log`` holds (task, prompt, reply content) in arrival order."""
@@ -87,11 +87,11 @@ class FakeLlm:
     log: list[tuple[str, str, str]] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def __call__(self, body: dict[str, object]) -> Reply:
+    def __call__(self, body: ChatRequest) -> Reply:
         prompt = prompt_of(body)
-        task = task_of(prompt)
+        task = body.task or ""
         if task == "placement":
-            content = place(prompt)
+            content = COOPERATIVE(body).content
         elif task == "keyword":
             content = self.keyword(paragraph_of(prompt))
         elif task == "summary":
@@ -113,7 +113,7 @@ class FakeLlm:
 
 # --- configuration written as the user would write it -----------------------------------------------
 
-def write_config(tmp_path: Path, base_url: str, *, timeout: float = 5.0, strategy: str = "sequential") -> AppConfig:
+def write_config(tmp_path: Path, base_url: str, *, timeout: float = 5.0, strategy: str = "sequential") -> LlmConfig:
     (tmp_path / "llm_config.yml").write_text(
         f"""models:
   - id: local-small
@@ -147,7 +147,7 @@ citation:
 """,
         encoding="utf-8",
     )
-    return load_config(tmp_path)
+    return load_config(tmp_path, override="")
 
 
 def markers(answer: str) -> list[tuple[str, str]]:
@@ -159,8 +159,8 @@ def markers(answer: str) -> list[tuple[str, str]]:
 def test_summaries_overlap_keywords_are_a_chain_that_sees_earlier_keywords(tmp_path: Path) -> None:
     llm = FakeLlm(delay={"summary": 0.3, "keyword": 0.05})
     with LocalChatServer(llm) as srv:
-        pipe = CitationPipeline(write_config(tmp_path, srv.base_url), PROMPTS)
-        result = pipe(ANSWER4, [*SOURCES, QUICK])
+        pipe = CitationPipeline.from_config(write_config(tmp_path, srv.base_url))
+        result = pipe.run_pass(ANSWER4, [*SOURCES, QUICK])
         reqs = srv.requests
 
     assert result.rewritten and result.trace.failures == []
@@ -191,7 +191,7 @@ def test_summaries_overlap_in_wall_time(tmp_path: Path) -> None:
     """Four 0.3 s summaries next to a 4 x 0.05 s keyword chain: enrichment takes about one summary."""
     llm = FakeLlm(delay={"summary": 0.3, "keyword": 0.05})
     with LocalChatServer(llm) as srv:
-        result = CitationPipeline(write_config(tmp_path, srv.base_url), PROMPTS)(ANSWER4, [*SOURCES, QUICK])
+        result = CitationPipeline.from_config(write_config(tmp_path, srv.base_url)).run_pass(ANSWER4, [*SOURCES, QUICK])
     enrich = next(p for p in result.trace.phases if p.name == "enrich")
     assert 0.3 <= enrich.duration < 0.3 * 4
 
@@ -208,7 +208,8 @@ def test_every_request_starts_with_the_language_line(tmp_path: Path, code: str, 
         llm.keyword = lambda p: JA_KEYWORDS[default_keyword(p)]
         llm.summary = lambda p: "この段落の要約です。"
     with LocalChatServer(llm) as srv:
-        result = CitationPipeline(write_config(tmp_path, srv.base_url), PROMPTS)(ANSWER, SOURCES, user_language=code)
+        pipe = CitationPipeline.from_config(write_config(tmp_path, srv.base_url))
+        result = pipe.run_pass(ANSWER, SOURCES, language=code)
         reqs = srv.requests
 
     line = result.trace.info["language_line"]
@@ -227,7 +228,7 @@ def test_every_request_starts_with_the_language_line(tmp_path: Path, code: str, 
 def test_http_429_on_one_summary_leaves_it_empty_and_rewrite_continues(tmp_path: Path) -> None:
     llm = FakeLlm(status=lambda task, prompt: 429 if task == "summary" and "Merge step\n" in prompt else 200)
     with LocalChatServer(llm) as srv:
-        result = CitationPipeline(write_config(tmp_path, srv.base_url), PROMPTS)(ANSWER, SOURCES)
+        result = CitationPipeline.from_config(write_config(tmp_path, srv.base_url)).run_pass(ANSWER, SOURCES)
         statuses = sorted(r.status for r in srv.requests)
 
     assert statuses == [200] * 6 + [429]  # max_retries 0: asked once
@@ -246,7 +247,8 @@ def test_http_429_on_one_summary_leaves_it_empty_and_rewrite_continues(tmp_path:
 def test_http_500_on_keywords_leaves_keywords_empty(tmp_path: Path, strategy: str) -> None:
     llm = FakeLlm(status=lambda task, prompt: 500 if task.startswith("keyword") else 200)
     with LocalChatServer(llm) as srv:
-        result = CitationPipeline(write_config(tmp_path, srv.base_url, strategy=strategy), PROMPTS)(ANSWER, SOURCES)
+        pipe = CitationPipeline.from_config(write_config(tmp_path, srv.base_url, strategy=strategy))
+        result = pipe.run_pass(ANSWER, SOURCES)
 
     # the sequential task stops at its first failure: one keyword request only
     assert sum(t.startswith("keyword") for t in llm.tasks()) == 1
@@ -262,9 +264,9 @@ def test_placement_timeout_raises_placement_error_with_trace(tmp_path: Path) -> 
     llm = FakeLlm(delay={"placement": 5.0})
     t0 = time.monotonic()
     with LocalChatServer(llm) as srv:
-        pipe = CitationPipeline(write_config(tmp_path, srv.base_url, timeout=0.4), PROMPTS)
+        pipe = CitationPipeline.from_config(write_config(tmp_path, srv.base_url, timeout=0.4))
         with pytest.raises(PlacementError) as err:
-            pipe(ANSWER, SOURCES)
+            pipe.run_pass(ANSWER, SOURCES)
     assert time.monotonic() - t0 < 3.0  # gave up after the model timeout, not the reply delay
     assert llm.tasks() == ["placement"]
     trace = err.value.trace
@@ -279,9 +281,9 @@ def test_placement_timeout_raises_placement_error_with_trace(tmp_path: Path) -> 
 def test_http_500_on_placement_raises_placement_error(tmp_path: Path) -> None:
     llm = FakeLlm(status=lambda task, prompt: 500 if task == "placement" else 200)
     with LocalChatServer(llm) as srv:
-        pipe = CitationPipeline(write_config(tmp_path, srv.base_url), PROMPTS)
+        pipe = CitationPipeline.from_config(write_config(tmp_path, srv.base_url))
         with pytest.raises(PlacementError) as err:
-            pipe(ANSWER, SOURCES)
+            pipe.run_pass(ANSWER, SOURCES)
         assert [r.status for r in srv.requests] == [500]
     assert [f.kind for f in err.value.trace.failures] == ["placement"]
     assert "HTTP 500" in str(err.value)
@@ -292,8 +294,9 @@ def test_http_500_on_placement_raises_placement_error(tmp_path: Path) -> None:
 def test_usage_and_cost_come_from_the_server_numbers_and_the_configured_prices(tmp_path: Path) -> None:
     llm = FakeLlm(usage={"placement": (1000, 200), "keyword": (100, 5), "summary": (200, 30)})
     with LocalChatServer(llm) as srv:
-        pipe = CitationPipeline(write_config(tmp_path, srv.base_url), PROMPTS)
-        result = pipe(ANSWER, SOURCES, variant="advanced")  # placement on local-large, the rest local-small
+        cfg = write_config(tmp_path, srv.base_url)
+        # placement on local-large, the rest on local-small
+        result = CitationPipeline.from_config(cfg, "advanced").run_pass(ANSWER, SOURCES)
 
     # local-large: 2.00 / 8.00 USD per million; local-small: 0.40 / 1.60
     per_call = {"placement": (1000, 200, 0.0036), "keyword": (100, 5, 0.000048), "summary": (200, 30, 0.000128)}
@@ -312,10 +315,10 @@ def test_usage_and_cost_come_from_the_server_numbers_and_the_configured_prices(t
 
 def test_trace_calls_name_the_model_and_variant_that_served_them(tmp_path: Path) -> None:
     with LocalChatServer(FakeLlm()) as srv:
-        pipe = CitationPipeline(write_config(tmp_path, srv.base_url), PROMPTS)
-        advanced = pipe(ANSWER, SOURCES, variant="advanced")
+        cfg = write_config(tmp_path, srv.base_url)
+        advanced = CitationPipeline.from_config(cfg, "advanced").run_pass(ANSWER, SOURCES)
         served = {(req_task(r), r.body["model"]) for r in srv.requests}
-        default = pipe(ANSWER, SOURCES)
+        default = CitationPipeline.from_config(cfg).run_pass(ANSWER, SOURCES)
 
     assert served == {("placement", "large-model-2"), ("keyword", "small-model-1"), ("summary", "small-model-1")}
     assert advanced.trace.info["models"] == {"chat": "local-large (large-model-2)",
@@ -335,8 +338,8 @@ def test_trace_calls_name_the_model_and_variant_that_served_them(tmp_path: Path)
 def test_batched_strategy_makes_one_keyword_request_and_keeps_keywords_unique(tmp_path: Path) -> None:
     llm = FakeLlm(delay={"summary": 0.2, "keywords_batched": 0.2})
     with LocalChatServer(llm) as srv:
-        pipe = CitationPipeline(write_config(tmp_path, srv.base_url, strategy="batched"), PROMPTS)
-        result = pipe(ANSWER4, [*SOURCES, QUICK])
+        pipe = CitationPipeline.from_config(write_config(tmp_path, srv.base_url, strategy="batched"))
+        result = pipe.run_pass(ANSWER4, [*SOURCES, QUICK])
         reqs = srv.requests
 
     assert result.trace.info["keyword_strategy"] == "batched"
@@ -361,7 +364,8 @@ def test_batched_strategy_makes_one_keyword_request_and_keeps_keywords_unique(tm
 def test_faq_pass_over_http(tmp_path: Path) -> None:
     answer = "The final exam is open book and printed notes are allowed. Merge sort is stable."
     with LocalChatServer(FakeLlm()) as srv:
-        result = CitationPipeline(write_config(tmp_path, srv.base_url), PROMPTS)(answer, [EXAM, LATE], kind="faq")
+        pipe = CitationPipeline.from_config(write_config(tmp_path, srv.base_url))
+        result = pipe.run_pass(answer, [EXAM, LATE], kind="faq")
     found = parse(result.answer, "client")
     assert [(m.type, m.entity_id) for m in found] == [("F", "17")]
     assert found[0].keyword == "Is the" and found[0].summary
