@@ -295,3 +295,11 @@ def test_a_lecture_placement_failure_keeps_the_faq_citations() -> None:
     assert [m.type for m in parse(result.answer, "client")] == ["F"]
     assert [f.kind for f in result.failures] == ["placement"]
     assert strip_markers(result.answer) == answer
+
+
+def test_placeholders_inside_filled_text_stay_text() -> None:
+    from citation_core.pipeline.prompts import Prompts
+
+    prompt = Prompts.default().render("placement_lecture", "LANG", Paragraphs='[{"content": "see {Answer}"}]',
+                                      Answer="The answer.")
+    assert 'see {Answer}' in prompt and prompt.count("The answer.") == 1

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from importlib.resources.abc import Traversable
 
 from ..errors import ConfigError
 from ..llm.config import LlmConfig, defaults_dir
 
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
 FILES = {
     "placement_lecture": "citation_placement_lecture.txt",
     "placement_faq": "citation_placement_faq.txt",
@@ -44,7 +46,6 @@ class Prompts:
 
     def render(self, name: str, language_line: str, **values: str) -> str:
         """The language line, a blank line, then the template with ``{Name}`` placeholders filled."""
-        text = self.templates[name]
-        for key, value in values.items():
-            text = text.replace("{" + key + "}", value)
+        # one pass over the template: text filled in (an answer, a slide) is never read as a placeholder
+        text = _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), self.templates[name])
         return f"{language_line}\n\n{text}"
