@@ -1,7 +1,7 @@
 """The chip renderer in headless Chromium, on standalone preview documents (no Streamlit needed).
 
-The preview mounts the very same component module (citation_parser.js + chips.js) and CSS into a
-shadow root like Streamlit does, and records trigger values in ``window.__clicks``.
+The preview mounts the very same component module (citation_parser.js + chip_model.js + chips.js)
+and CSS into a shadow root like Streamlit does, and records trigger values in ``window.__clicks``.
 """
 
 from __future__ import annotations
@@ -321,6 +321,40 @@ def test_video_chip_click_records_start_and_end(preview: Preview) -> None:
     }
 
 
+def test_video_from_an_hour_on_shows_hours(preview: Preview) -> None:
+    page = preview.open("Late.[cite:L:12::3725:3800:Long:Late in the lecture.:vt13]")
+    wrap = _open_tip(preview, "Long")
+    tip = wrap.locator(".cite-tip")
+    assert tip.locator(".cite-tip__where").text_content() == "Video · 1:02:05–1:03:20"
+    assert tip.locator(".cite-tip__hint").text_content() == "Click to play from 1:02:05"
+    assert page.locator(".cite-chip").get_attribute("aria-label") == "Video source: Long, 1:02:05–1:03:20"
+
+
+def test_arrow_keys_page_a_group_and_the_chip_follows_the_shown_member(preview: Preview) -> None:
+    page = preview.open(f"Both.{SLIDE} {FAQ}")
+    chip = page.locator(".cite-chip")
+    tip = page.locator(".cite-tip")
+    page.keyboard.press("Tab")
+    tip.wait_for(state="visible")
+    assert tip.locator(".cite-tip__count").inner_text() == "1 / 2"
+    assert chip.get_attribute("aria-disabled") is None
+    page.keyboard.press("ArrowRight")
+    assert tip.locator(".cite-tip__count").inner_text() == "2 / 2"
+    assert tip.locator(".cite-tip__where").text_content() == "FAQ"
+    assert chip.get_attribute("aria-disabled") == "true"
+    assert "cite-chip--inert" in (chip.get_attribute("class") or "")
+    page.keyboard.press("Enter")
+    assert preview.clicks() == [], "the FAQ member sends nothing"
+    page.keyboard.press("ArrowRight")
+    assert tip.locator(".cite-tip__count").inner_text() == "2 / 2"
+    page.keyboard.press("ArrowLeft")
+    assert tip.locator(".cite-tip__count").inner_text() == "1 / 2"
+    assert chip.get_attribute("aria-disabled") is None
+    page.keyboard.press("Enter")
+    assert [c["value"]["kind"] for c in preview.clicks()] == ["slide"]
+    assert preview.errors == []
+
+
 def test_clicking_twice_records_two_clicks_with_different_nonces(preview: Preview) -> None:
     page = preview.open(f"Merging is linear.{SLIDE}")
     chip = page.locator(".cite-chip")
@@ -377,7 +411,7 @@ def test_stale_chip_warns_and_opens_the_unit(preview: Preview) -> None:
 
 
 def test_stale_video_compares_the_transcript_version(preview: Preview) -> None:
-    page = preview.open("[cite:L:12::75:92:Recursion:Old transcript.:vt12] [cite:L:12::75:92:Recursion:Same.:va1]")
+    page = preview.open("[cite:L:12::75:92:Recursion:Old transcript.:vt12] [cite:L:12::75:92:Recursion:Same.:va2]")
     # a space-separated pair is one group: the first member is stale, the second is not
     page.locator(".cite-chip").click()
     assert preview.clicks()[0]["value"]["kind"] == "unit"

@@ -51,8 +51,11 @@ def _read(name: str) -> str:
 
 
 def chip_component_js() -> str:
-    """The component module: the client parser followed by the renderer (default export)."""
-    return _read("citation_parser.js") + "\n\n" + _read("chips.js")
+    """The component module: the client parser, the chip model, then the renderer (default export).
+
+    The first two are plain scripts; concatenated, their functions are in scope of ``chips.js``.
+    """
+    return "\n\n".join(_read(name) for name in ("citation_parser.js", "chip_model.js", "chips.js"))
 
 
 def chip_component_css() -> str:

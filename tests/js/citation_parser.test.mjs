@@ -1,24 +1,10 @@
 // The JavaScript chip parser against the shared contract test vectors (`node --test tests/js/`).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { loadScript, readJson } from "./scripts.mjs";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const PARSER = join(ROOT, "citation_core", "components", "chips", "citation_parser.js");
-const VECTORS = join(ROOT, "citation_core", "contract", "vectors.json");
-
-// The parser is a plain script (the Python side concatenates it into the component module), so load
-// it the same way in every Node module mode: evaluate its source with a CommonJS-like `module`.
-function loadParser() {
-  const mod = { exports: {} };
-  new Function("module", readFileSync(PARSER, "utf8"))(mod);
-  return mod.exports;
-}
-
-const P = loadParser();
-const CASES = JSON.parse(readFileSync(VECTORS, "utf8")).cases;
+const P = loadScript("citation_parser.js");
+const CASES = readJson("citation_core", "contract", "vectors.json").cases;
 const PARSERS = {
   iris: P.parseIris,
   server: P.parseServer,

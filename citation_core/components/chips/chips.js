@@ -1,16 +1,17 @@
 /*
  * Citation chips: the Artemis-like client renderer, one Streamlit custom component (v2).
  *
- * The Python side (citation_core/lms/chips_component.py) prepends citation_parser.js to this file,
- * so parseMarker, groupCandidates and citationKind are in scope. Data contract (`component.data`):
+ * citation_core/lms/chips.py builds the component module from citation_parser.js, chip_model.js
+ * and this file, in that order, so the parsers (parseMarker, groupCandidates, citationKind) and the
+ * chip model (describe, clickValue, actionHint, ariaLabel, clock, ...) are in scope; this file only
+ * draws and wires. It holds the module's one export. Data contract (`component.data`):
  *   {html:  answer HTML from render_markdown (pre-escaped; markers are <span class="cite-raw">),
  *    units: {"<unit id>": {lectureTitle, lectureUnitTitle, lectureId, courseId,
  *                          attachmentVersion, videoVersion, hasDeck, hasVideo,
  *                          slides: {"<deck index>": {printed: string|null, title}}}},
  *    faqs:  {"<faq id>": {question}}}
- * Numbers (DESIGN.md section 3): a marker's `page` is the deck index (1-based PDF position). It is
- * what the click value carries, but text for people never shows it: a slide is named by its printed
- * number ("Slide 5"), else by its title (Unnumbered slide “Agenda”), else just "Slide".
+ * Text for people never shows a marker's deck index (`page`); see chip_model.js for how slides,
+ * positions and hints are worded.
  * Click contract (trigger "click"):
  *   slide  {kind: "slide", unitId, page, nonce}
  *   video  {kind: "video", unitId, start, end, nonce}
@@ -49,8 +50,6 @@ const ICONS = {
   next: [["path", { d: "M9.5 6l6 6-6 6" }]],
 };
 
-const KIND_LABEL = { slide: "Slide", video: "Video", faq: "FAQ", source: "Source" };
-const STALE_TEXT = "The material changed since this answer was written";
 const HIDE_DELAY_MS = 140;
 
 let clickCounter = 0;
@@ -88,272 +87,174 @@ function el(tag, className, text) {
   return node;
 }
 
-function asObject(value) {
-  return value && typeof value === "object" && !Array.isArray(value) ? value : {};
-}
-
-function toInt(value) {
-  return /^\d+$/.test(value || "") ? Number.parseInt(value, 10) : null;
-}
-
-function formatTime(totalSeconds) {
-  const s = Math.max(0, totalSeconds | 0);
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  const sec = String(s % 60).padStart(2, "0");
-  return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${sec}` : `${m}:${sec}`;
-}
-
-function textOf(value) {
-  if (typeof value === "number" && Number.isFinite(value)) return String(value);
-  return typeof value === "string" ? value.trim() : "";
-}
-
 /**
- * How people name the slide at deck index `page` of `unit`: {printed, title, known}.
- * Unknown (known: false) when the unit, its slides or that page are missing, or when the chip is
- * stale (the index points into an older deck, so the current deck's number could be wrong).
+ * Builds one chip (a button plus its tooltip card) for a group of parsed markers. The card shows
+ * one member at a time (`chip.index`); the button opens the member the card shows.
  */
-function slideName(unit, page, stale) {
-  const slides = asObject(unit && unit.slides);
-  const key = page === null ? null : String(page);
-  if (stale || key === null || !Object.prototype.hasOwnProperty.call(slides, key)) {
-    return { printed: "", title: "", known: false };
-  }
-  const entry = asObject(slides[key]);
-  return { printed: textOf(entry.printed), title: textOf(entry.title), known: true };
-}
-
-/** The slide's name for the tooltip header: "Slide 5", Unnumbered slide “Agenda”, or "Slide". */
-function slideHeader(name) {
-  if (name.printed) return `Slide ${name.printed}`;
-  if (name.known) return name.title ? `Unnumbered slide “${name.title}”` : "Unnumbered slide";
-  return "Slide";
-}
-
-/** A parsed marker plus what the chip needs to show and send. */
-function describe(marker, units, faqs) {
-  const kind = citationKind(marker);
-  const keyword = (marker.keyword || "").trim() || (kind === "faq" ? "FAQ" : "Source");
-  const unit = kind === "faq" ? null : asObject(units[marker.entity_id]);
-  const faq = kind === "faq" ? asObject(faqs[marker.entity_id]) : null;
-  const page = toInt(marker.page);
-  const start = toInt(marker.start);
-  const end = toInt(marker.end);
-  const stale = kind !== "faq" && isStale(marker.version, unit);
-  // where: the tooltip header; spoken: the position in the aria-label ("" when there is none)
-  let where = KIND_LABEL[kind];
-  let spoken = "";
-  let slide = null;
-  if (kind === "slide") {
-    slide = slideName(unit, page, stale);
-    where = slideHeader(slide);
-    if (slide.printed) spoken = `slide ${slide.printed}`;
-    else if (slide.known) spoken = slide.title ? `unnumbered slide “${slide.title}”` : "unnumbered slide";
-  }
-  if (kind === "video") {
-    const range = end !== null && end > start ? `${formatTime(start)}–${formatTime(end)}` : formatTime(start);
-    where = `${KIND_LABEL.video} · ${range}`;
-    spoken = range;
-  }
-  return {
-    marker,
-    kind,
-    keyword,
-    summary: (marker.summary || "").trim(),
-    unit,
-    faq,
-    page, // deck index: only for the click value, never shown
-    start,
-    end,
-    slide,
-    where,
-    spoken,
-    stale,
-    // the unit says it has no deck / no video: open the unit instead of a position it cannot show
-    unavailable: (kind === "slide" && unit.hasDeck === false) || (kind === "video" && unit.hasVideo === false),
-  };
-}
-
-/** Stored version older than the unit's current material (va: deck, vt: transcript). */
-function isStale(version, unit) {
-  const m = /^v([at])(\d+)$/.exec(version || "");
-  if (!m || !unit) return false;
-  const current = m[1] === "a" ? unit.attachmentVersion : unit.videoVersion;
-  const now = Number(current);
-  return current !== null && current !== undefined && current !== "" && Number.isFinite(now) && Number(m[2]) < now;
-}
-
-/** The click value for one member, or null (FAQ chips are not clickable). */
-function clickValue(item) {
-  const unitId = item.marker.entity_id;
-  if (item.kind === "faq") return null;
-  if (item.stale) return { kind: "unit", unitId, stale: true, nonce: nextNonce() };
-  if (item.unavailable) return { kind: "unit", unitId, stale: false, nonce: nextNonce() };
-  if (item.kind === "slide") return { kind: "slide", unitId, page: item.page, nonce: nextNonce() };
-  if (item.kind === "video") return { kind: "video", unitId, start: item.start, end: item.end, nonce: nextNonce() };
-  return { kind: "unit", unitId, stale: false, nonce: nextNonce() };
-}
-
-function actionHint(item) {
-  if (item.kind === "faq") return "";
-  if (item.stale || item.unavailable) return "Click to open the unit";
-  if (item.kind === "slide") {
-    const name = item.slide;
-    if (name.printed) return `Click to open slide ${name.printed}`;
-    if (name.known) return name.title ? `Click to open the unnumbered slide “${name.title}”` : "Click to open the unnumbered slide";
-    return "Click to open the slide";
-  }
-  if (item.kind === "video") return `Click to play from ${formatTime(item.start)}`;
-  return "Click to open the unit";
-}
-
-function ariaLabel(items) {
-  const first = items[0];
-  let label = `${KIND_LABEL[first.kind]} source: ${first.keyword}`;
-  if (first.spoken) label += `, ${first.spoken}`;
-  if (items.length > 1) label += `, and ${items.length - 1} more`;
-  if (items.some((i) => i.stale)) label += ". The material changed since this answer was written";
-  return label;
-}
-
-/** Builds one chip (a button plus its tooltip card) for a group of parsed markers. */
 function buildChip(markers, ctx) {
   const items = markers.map((m) => describe(m, ctx.units, ctx.faqs));
-  const first = items[0];
   const tipId = `cite-tip-${ctx.renderId}-${ctx.nextId()}`;
-  let index = 0;
+  const chip = {
+    items,
+    index: 0,
+    wrap: el("span", "cite-chip-wrap"),
+    button: chipButton(items, tipId),
+    tip: tooltipCard(tipId),
+  };
+  chip.page = (step, from) => pageChip(chip, step, from, ctx);
+  showMember(chip);
+  chip.wrap.append(chip.button, chip.tip);
+  wireChip(chip, ctx);
+  return chip.wrap;
+}
 
-  const wrap = el("span", "cite-chip-wrap");
+/** The chip's button: kind icon, keyword, "+N" for a group, a warning when any member is stale. */
+function chipButton(items, tipId) {
+  const first = items[0];
   const button = el("button", `cite-chip cite-chip--${first.kind}`);
   button.type = "button";
   button.setAttribute("aria-label", ariaLabel(items));
   button.setAttribute("aria-describedby", tipId);
   button.dataset.kind = first.kind;
-  if (items.some((i) => i.stale)) button.classList.add("cite-chip--stale");
+  if (anyStale(items)) button.classList.add("cite-chip--stale");
   if (items.length > 1) button.classList.add("cite-chip--group");
   button.appendChild(icon(first.kind, "cite-chip__icon"));
   button.appendChild(el("span", "cite-chip__label", first.keyword));
-  if (items.length > 1) button.appendChild(el("span", "cite-chip__more", `+${items.length - 1}`));
-  if (items.some((i) => i.stale)) button.appendChild(icon("warning", "cite-chip__warn"));
+  if (items.length > 1) button.appendChild(el("span", "cite-chip__more", moreLabel(items)));
+  if (anyStale(items)) button.appendChild(icon("warning", "cite-chip__warn"));
+  return button;
+}
 
+/** Marks the button inert (not clickable) while the card shows an FAQ member. */
+function setClickable(button, clickable) {
+  button.classList.toggle("cite-chip--inert", !clickable);
+  if (clickable) button.removeAttribute("aria-disabled");
+  else button.setAttribute("aria-disabled", "true");
+}
+
+function tooltipCard(tipId) {
   const tip = el("div", "cite-tip");
   tip.id = tipId;
   tip.setAttribute("role", "tooltip");
+  return tip;
+}
 
-  function updateClickable() {
-    const current = items[index];
-    const clickable = current.kind !== "faq";
-    button.classList.toggle("cite-chip--inert", !clickable);
-    if (clickable) button.removeAttribute("aria-disabled");
-    else button.setAttribute("aria-disabled", "true");
+/** Fills the card with the member at `chip.index` and updates the button to match it. */
+function showMember(chip) {
+  const item = chip.items[chip.index];
+  fillTooltip(chip.tip, item, chip.index, chip.items.length, chip.page);
+  setClickable(chip.button, isClickable(item));
+}
+
+/** Moves the card by `step` members; `from` is the pager button used (null for the arrow keys). */
+function pageChip(chip, step, from, ctx) {
+  const nextIndex = steppedIndex(chip.index, step, chip.items.length);
+  if (nextIndex === chip.index) return;
+  chip.index = nextIndex;
+  showMember(chip);
+  ctx.place(chip.wrap, chip.button, chip.tip);
+  // keep keyboard focus inside the card after it was rebuilt
+  if (from) {
+    const again = chip.tip.querySelector(step < 0 ? ".cite-tip__nav--prev" : ".cite-tip__nav--next");
+    const target = again && !again.disabled ? again : chip.tip.querySelector(".cite-tip__nav:not([disabled])");
+    if (target) target.focus();
+    else chip.button.focus();
   }
+}
 
-  function fill() {
-    const item = items[index];
-    tip.replaceChildren();
-    tip.dataset.kind = item.kind;
+/** The card for one member: stale notice, header, summary, details, hint and pager. */
+function fillTooltip(tip, item, index, count, page) {
+  tip.replaceChildren();
+  tip.dataset.kind = item.kind;
+  if (item.stale) tip.appendChild(staleNotice());
+  tip.append(tooltipHead(item), tooltipSummary(item), tooltipRows(item));
+  const hint = actionHint(item);
+  if (hint || count > 1) tip.appendChild(tooltipFoot(hint, index, count, page));
+}
 
-    if (item.stale) {
-      const warn = el("div", "cite-tip__stale");
-      warn.appendChild(icon("warning", "cite-tip__stale-icon"));
-      warn.appendChild(el("span", null, STALE_TEXT));
-      tip.appendChild(warn);
-    }
+function staleNotice() {
+  const warn = el("div", "cite-tip__stale");
+  warn.appendChild(icon("warning", "cite-tip__stale-icon"));
+  warn.appendChild(el("span", null, STALE_TEXT));
+  return warn;
+}
 
-    const head = el("div", "cite-tip__head");
-    const badge = el("span", `cite-tip__badge cite-tip__badge--${item.kind}`);
-    badge.appendChild(icon(item.kind, "cite-tip__badge-icon"));
-    head.appendChild(badge);
-    const titles = el("div", "cite-tip__titles");
-    titles.appendChild(el("div", "cite-tip__keyword", item.keyword));
-    const where = el("div", "cite-tip__where");
-    if (item.slide && !item.slide.printed && item.slide.title) {
-      // the header is set in capitals; the slide's title keeps its own spelling
-      where.append("Unnumbered slide ", el("span", "cite-tip__where-title", `“${item.slide.title}”`));
-    } else {
-      where.textContent = item.where;
-    }
-    titles.appendChild(where);
-    head.appendChild(titles);
-    tip.appendChild(head);
-
-    const summary = el("div", "cite-tip__summary", item.summary || "No summary available.");
-    if (!item.summary) summary.classList.add("cite-tip__summary--empty");
-    tip.appendChild(summary);
-
-    const rows = el("dl", "cite-tip__rows");
-    const addRow = (label, value, missing) => {
-      const row = el("div", "cite-tip__row");
-      row.appendChild(el("dt", null, label));
-      const dd = el("dd", null, value);
-      if (missing) dd.classList.add("cite-tip__missing");
-      row.appendChild(dd);
-      rows.appendChild(row);
-    };
-    if (item.kind === "faq") {
-      const question = (item.faq && item.faq.question) || "";
-      addRow("Question", question || `FAQ ${item.marker.entity_id} (not found)`, !question);
-    } else {
-      const unitTitle = (item.unit && item.unit.lectureUnitTitle) || "";
-      const lectureTitle = (item.unit && item.unit.lectureTitle) || "";
-      addRow("Unit", unitTitle || `Unit ${item.marker.entity_id} (not found)`, !unitTitle);
-      if (lectureTitle) addRow("Lecture", lectureTitle, false);
-    }
-    tip.appendChild(rows);
-
-    const hint = actionHint(item);
-    if (hint || items.length > 1) {
-      const foot = el("div", "cite-tip__foot");
-      foot.appendChild(el("span", "cite-tip__hint", hint));
-      if (items.length > 1) {
-        const pager = el("div", "cite-tip__pager");
-        const prev = el("button", "cite-tip__nav cite-tip__nav--prev");
-        prev.type = "button";
-        prev.setAttribute("aria-label", "Previous source");
-        prev.appendChild(icon("prev", "cite-tip__nav-icon"));
-        prev.disabled = index === 0;
-        prev.addEventListener("click", (event) => {
-          event.stopPropagation();
-          page(-1, prev);
-        });
-        const next = el("button", "cite-tip__nav cite-tip__nav--next");
-        next.type = "button";
-        next.setAttribute("aria-label", "Next source");
-        next.appendChild(icon("next", "cite-tip__nav-icon"));
-        next.disabled = index === items.length - 1;
-        next.addEventListener("click", (event) => {
-          event.stopPropagation();
-          page(1, next);
-        });
-        const count = el("span", "cite-tip__count", `${index + 1} / ${items.length}`);
-        count.setAttribute("aria-live", "polite");
-        pager.append(prev, count, next);
-        foot.appendChild(pager);
-      }
-      tip.appendChild(foot);
-    }
-    updateClickable();
+function tooltipHead(item) {
+  const head = el("div", "cite-tip__head");
+  const badge = el("span", `cite-tip__badge cite-tip__badge--${item.kind}`);
+  badge.appendChild(icon(item.kind, "cite-tip__badge-icon"));
+  head.appendChild(badge);
+  const titles = el("div", "cite-tip__titles");
+  titles.appendChild(el("div", "cite-tip__keyword", item.keyword));
+  const where = el("div", "cite-tip__where");
+  if (item.heading.title) {
+    // the header is set in capitals; the slide's title keeps its own spelling
+    where.append(`${item.heading.text} `, el("span", "cite-tip__where-title", quoted(item.heading.title)));
+  } else {
+    where.textContent = item.heading.text;
   }
+  titles.appendChild(where);
+  head.appendChild(titles);
+  return head;
+}
 
-  function page(step, from) {
-    const nextIndex = Math.min(items.length - 1, Math.max(0, index + step));
-    if (nextIndex === index) return;
-    index = nextIndex;
-    fill();
-    ctx.place(wrap, button, tip);
-    // keep keyboard focus inside the card after it was rebuilt
-    if (from && from.classList.contains("cite-tip__nav")) {
-      const again = tip.querySelector(step < 0 ? ".cite-tip__nav--prev" : ".cite-tip__nav--next");
-      const target = again && !again.disabled ? again : tip.querySelector(".cite-tip__nav:not([disabled])");
-      if (target) target.focus();
-      else button.focus();
-    }
+function tooltipSummary(item) {
+  const { text, empty } = summaryText(item);
+  const summary = el("div", "cite-tip__summary", text);
+  if (empty) summary.classList.add("cite-tip__summary--empty");
+  return summary;
+}
+
+function tooltipRows(item) {
+  const rows = el("dl", "cite-tip__rows");
+  for (const { label, value, missing } of detailRows(item)) {
+    const row = el("div", "cite-tip__row");
+    row.appendChild(el("dt", null, label));
+    const dd = el("dd", null, value);
+    if (missing) dd.classList.add("cite-tip__missing");
+    row.appendChild(dd);
+    rows.appendChild(row);
   }
+  return rows;
+}
 
-  fill();
-  wrap.append(button, tip);
+function tooltipFoot(hint, index, count, page) {
+  const foot = el("div", "cite-tip__foot");
+  foot.appendChild(el("span", "cite-tip__hint", hint));
+  if (count > 1) foot.appendChild(pager(index, count, page));
+  return foot;
+}
 
+/** "‹ 1 / N ›": pages through a group's members without clicking the chip. */
+function pager(index, count, page) {
+  const box = el("div", "cite-tip__pager");
+  const prev = pagerButton("prev", "Previous source", index === 0, -1, page);
+  const next = pagerButton("next", "Next source", index === count - 1, 1, page);
+  const counter = el("span", "cite-tip__count", pagerText(index, count));
+  counter.setAttribute("aria-live", "polite");
+  box.append(prev, counter, next);
+  return box;
+}
+
+function pagerButton(direction, label, disabled, step, page) {
+  const button = el("button", `cite-tip__nav cite-tip__nav--${direction}`);
+  button.type = "button";
+  button.setAttribute("aria-label", label);
+  button.appendChild(icon(direction, "cite-tip__nav-icon"));
+  button.disabled = disabled;
+  button.addEventListener("click", (event) => {
+    event.stopPropagation();
+    page(step, button);
+  });
+  return button;
+}
+
+/**
+ * Opening and closing the card (hover, keyboard focus, Escape), paging with the arrow keys, and
+ * the click that sends the shown member's click value.
+ */
+function wireChip(chip, ctx) {
+  const { wrap, button, tip } = chip;
   let hideTimer = null;
   let suppressFocusOpen = false;
   const show = () => {
@@ -395,19 +296,17 @@ function buildChip(markers, ctx) {
       suppressFocusOpen = true;
       button.focus({ preventScroll: true });
       suppressFocusOpen = false;
-    } else if (items.length > 1 && (event.key === "ArrowLeft" || event.key === "ArrowRight")) {
+    } else if (chip.items.length > 1 && (event.key === "ArrowLeft" || event.key === "ArrowRight")) {
       event.preventDefault();
       show();
-      page(event.key === "ArrowLeft" ? -1 : 1, null);
+      chip.page(event.key === "ArrowLeft" ? -1 : 1, null);
     }
   });
   button.addEventListener("click", (event) => {
     event.preventDefault();
-    const value = clickValue(items[index]);
+    const value = clickValue(chip.items[chip.index], nextNonce());
     if (value) ctx.send(value);
   });
-
-  return wrap;
 }
 
 function partOf(node) {

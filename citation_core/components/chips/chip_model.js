@@ -1,0 +1,261 @@
+/*
+ * The chip model: what a citation chip shows and sends, as plain data. No DOM access.
+ *
+ * Plain functions, no imports and no `export`: citation_core/lms/chips.py concatenates
+ * citation_parser.js, this file and chips.js into the component module, so `citationKind` (from
+ * citation_parser.js) is in scope here and everything below is in scope of chips.js. The node
+ * tests load this file through the `module.exports` guard at the end.
+ *
+ * Numbers (DESIGN.md section 3): a marker's `page` is the deck index (1-based PDF position). It is
+ * what the click value carries, but text for people never shows it: a slide is named by its printed
+ * number ("Slide 5"), else by its title (Unnumbered slide “Agenda”), else just "Slide".
+ */
+
+/* eslint-disable no-unused-vars */
+
+const KIND_LABEL = { slide: "Slide", video: "Video", faq: "FAQ", source: "Source" };
+const STALE_TEXT = "The material changed since this answer was written";
+const NO_SUMMARY_TEXT = "No summary available.";
+const OPEN_UNIT_HINT = "Click to open the unit";
+
+function asObject(value) {
+  return value && typeof value === "object" && !Array.isArray(value) ? value : {};
+}
+
+function toInt(value) {
+  return /^\d+$/.test(value || "") ? Number.parseInt(value, 10) : null;
+}
+
+function textOf(value) {
+  if (typeof value === "number" && Number.isFinite(value)) return String(value);
+  return typeof value === "string" ? value.trim() : "";
+}
+
+function quoted(text) {
+  return `“${text}”`;
+}
+
+function capitalized(text) {
+  return text ? text[0].toUpperCase() + text.slice(1) : text;
+}
+
+/**
+ * A video position as a clock: "M:SS" below an hour, "H:MM:SS" from an hour on (125 → "2:05",
+ * 3725 → "1:02:05"). Fractions of a second are dropped; a negative or non-finite value gives "".
+ */
+function clock(seconds) {
+  if (typeof seconds !== "number" || !Number.isFinite(seconds) || seconds < 0) return "";
+  const s = Math.trunc(seconds);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = String(s % 60).padStart(2, "0");
+  return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${sec}` : `${m}:${sec}`;
+}
+
+/** "1:15–1:32", or just the start when there is no end after it. */
+function videoRange(start, end) {
+  return end !== null && end > start ? `${clock(start)}–${clock(end)}` : clock(start);
+}
+
+/**
+ * How people name the slide at deck index `page` of `unit`: {printed, title, known}.
+ * Unknown (known: false) when the unit, its slides or that page are missing, or when the chip is
+ * stale (the index points into an older deck, so the current deck's number could be wrong).
+ */
+function slideName(unit, page, stale) {
+  const slides = asObject(unit && unit.slides);
+  const key = page === null ? null : String(page);
+  if (stale || key === null || !Object.prototype.hasOwnProperty.call(slides, key)) {
+    return { printed: "", title: "", known: false };
+  }
+  const entry = asObject(slides[key]);
+  return { printed: textOf(entry.printed), title: textOf(entry.title), known: true };
+}
+
+/**
+ * The one wording of a slide's name, in lower case, as {words, title}: the printed number
+ * ("slide 5", no title), else an unnumbered slide with its title (may be ""), else just "slide".
+ * `numbered` tells whether the words name one slide by number (no article before them).
+ */
+function slideWords(name) {
+  if (name.printed) return { words: `slide ${name.printed}`, title: "", numbered: true };
+  if (name.known) return { words: "unnumbered slide", title: name.title, numbered: false };
+  return { words: "slide", title: "", numbered: false };
+}
+
+/** The slide's name as one phrase: "slide 5", "unnumbered slide “Agenda”", "unnumbered slide", "slide". */
+function slidePhrase(name) {
+  const { words, title } = slideWords(name);
+  return title ? `${words} ${quoted(title)}` : words;
+}
+
+/**
+ * The tooltip header as {text, title}: the title (without quotes, "" when none) is kept apart so
+ * the renderer can keep its spelling while the header is set in capitals. See `headingText`.
+ */
+function slideHeading(name) {
+  const { words, title } = slideWords(name);
+  return { text: capitalized(words), title };
+}
+
+/** A heading as one string: "Slide 5", "Unnumbered slide “Agenda”", "Video · 1:15–1:32". */
+function headingText(heading) {
+  return heading.title ? `${heading.text} ${quoted(heading.title)}` : heading.text;
+}
+
+/** Stored version older than the unit's current material (va: deck, vt: transcript). */
+function isStale(version, unit) {
+  const m = /^v([at])(\d+)$/.exec(version || "");
+  if (!m || !unit) return false;
+  const current = m[1] === "a" ? unit.attachmentVersion : unit.videoVersion;
+  const now = Number(current);
+  return current !== null && current !== undefined && current !== "" && Number.isFinite(now) && Number(m[2]) < now;
+}
+
+/** A parsed marker plus what the chip needs to show and send. */
+function describe(marker, units, faqs) {
+  const kind = citationKind(marker);
+  const keyword = (marker.keyword || "").trim() || (kind === "faq" ? KIND_LABEL.faq : KIND_LABEL.source);
+  const unit = kind === "faq" ? null : asObject(asObject(units)[marker.entity_id]);
+  const faq = kind === "faq" ? asObject(asObject(faqs)[marker.entity_id]) : null;
+  const page = toInt(marker.page);
+  const start = toInt(marker.start);
+  const end = toInt(marker.end);
+  const stale = kind !== "faq" && isStale(marker.version, unit);
+  // heading: the tooltip header; spoken: the position in the aria-label ("" when there is none)
+  let heading = { text: KIND_LABEL[kind], title: "" };
+  let spoken = "";
+  let slide = null;
+  if (kind === "slide") {
+    slide = slideName(unit, page, stale);
+    heading = slideHeading(slide);
+    if (slide.known) spoken = slidePhrase(slide);
+  }
+  if (kind === "video") {
+    const range = videoRange(start, end);
+    heading = { text: `${KIND_LABEL.video} · ${range}`, title: "" };
+    spoken = range;
+  }
+  return {
+    marker,
+    kind,
+    keyword,
+    summary: (marker.summary || "").trim(),
+    unit,
+    faq,
+    page, // deck index: only for the click value, never shown
+    start,
+    end,
+    slide,
+    heading,
+    where: headingText(heading),
+    spoken,
+    stale,
+    // the unit says it has no deck / no video: open the unit instead of a position it cannot show
+    unavailable: (kind === "slide" && unit.hasDeck === false) || (kind === "video" && unit.hasVideo === false),
+  };
+}
+
+/** FAQ chips are not clickable; every other chip sends a click value. */
+function isClickable(item) {
+  return item.kind !== "faq";
+}
+
+/** Whether a click opens the unit rather than a position (stale, unavailable, or no position). */
+function opensUnit(item) {
+  return item.stale || item.unavailable || (item.kind !== "slide" && item.kind !== "video");
+}
+
+/** The click value for one member with the given nonce, or null (FAQ chips are not clickable). */
+function clickValue(item, nonce) {
+  if (!isClickable(item)) return null;
+  const unitId = item.marker.entity_id;
+  if (opensUnit(item)) return { kind: "unit", unitId, stale: item.stale, nonce };
+  if (item.kind === "slide") return { kind: "slide", unitId, page: item.page, nonce };
+  return { kind: "video", unitId, start: item.start, end: item.end, nonce };
+}
+
+/** What a click on the chip does, in words ("" for an FAQ chip). */
+function actionHint(item) {
+  if (!isClickable(item)) return "";
+  if (opensUnit(item)) return OPEN_UNIT_HINT;
+  if (item.kind === "slide") {
+    const { numbered } = slideWords(item.slide);
+    return `Click to open ${numbered ? "" : "the "}${slidePhrase(item.slide)}`;
+  }
+  return `Click to play from ${clock(item.start)}`;
+}
+
+function anyStale(items) {
+  return items.some((i) => i.stale);
+}
+
+/** The chip's "+N" for a group of N + 1 members, "" for a single one. */
+function moreLabel(items) {
+  return items.length > 1 ? `+${items.length - 1}` : "";
+}
+
+/** The tooltip's pager: "1 / 3". */
+function pagerText(index, count) {
+  return `${index + 1} / ${count}`;
+}
+
+/** The member shown after paging `step` members from `index` (stays inside 0..count-1). */
+function steppedIndex(index, step, count) {
+  return Math.min(count - 1, Math.max(0, index + step));
+}
+
+/** The chip button's aria-label: kind, keyword, position, group size, staleness. */
+function ariaLabel(items) {
+  const first = items[0];
+  let label = `${KIND_LABEL[first.kind]} source: ${first.keyword}`;
+  if (first.spoken) label += `, ${first.spoken}`;
+  if (items.length > 1) label += `, and ${items.length - 1} more`;
+  if (anyStale(items)) label += `. ${STALE_TEXT}`;
+  return label;
+}
+
+/** The tooltip's summary: {text, empty}. */
+function summaryText(item) {
+  return { text: item.summary || NO_SUMMARY_TEXT, empty: !item.summary };
+}
+
+/** The tooltip's detail rows, [{label, value, missing}]: the FAQ's question, or unit and lecture. */
+function detailRows(item) {
+  if (item.kind === "faq") {
+    const question = (item.faq && item.faq.question) || "";
+    return [{ label: "Question", value: question || `FAQ ${item.marker.entity_id} (not found)`, missing: !question }];
+  }
+  const unitTitle = (item.unit && item.unit.lectureUnitTitle) || "";
+  const lectureTitle = (item.unit && item.unit.lectureTitle) || "";
+  const rows = [{ label: "Unit", value: unitTitle || `Unit ${item.marker.entity_id} (not found)`, missing: !unitTitle }];
+  if (lectureTitle) rows.push({ label: "Lecture", value: lectureTitle, missing: false });
+  return rows;
+}
+
+if (typeof module !== "undefined" && module && module.exports) {
+  module.exports = {
+    KIND_LABEL,
+    STALE_TEXT,
+    asObject,
+    toInt,
+    clock,
+    videoRange,
+    slideName,
+    slidePhrase,
+    slideHeading,
+    headingText,
+    isStale,
+    describe,
+    isClickable,
+    clickValue,
+    actionHint,
+    anyStale,
+    moreLabel,
+    pagerText,
+    steppedIndex,
+    ariaLabel,
+    summaryText,
+    detailRows,
+  };
+}

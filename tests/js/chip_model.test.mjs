@@ -1,0 +1,300 @@
+// The chip model: what a chip shows and sends for each kind of marker (`node --test tests/js/`).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { loadScript } from "./scripts.mjs";
+
+const P = loadScript("citation_parser.js");
+const M = loadScript("chip_model.js", { citationKind: P.citationKind });
+
+const UNITS = {
+  12: {
+    lectureTitle: "Algorithms and Data Structures",
+    lectureUnitTitle: "Sorting: Merge Sort",
+    attachmentVersion: 2,
+    videoVersion: 13,
+    hasDeck: true,
+    hasVideo: true,
+    slides: {
+      1: { printed: null, title: "Merge Sort" },
+      2: { printed: null, title: "Agenda" },
+      3: { printed: "1", title: "Merge step" },
+      4: { printed: "2", title: "Split" },
+      5: { printed: "3", title: "Cost" },
+      6: { printed: null, title: "" },
+      7: { printed: 7, title: "Numbered by a number" },
+    },
+  },
+  7: { lectureUnitTitle: "归并排序", attachmentVersion: 1, videoVersion: null, hasDeck: true, hasVideo: false },
+  8: { lectureUnitTitle: "Slides only", attachmentVersion: 1, hasDeck: false, hasVideo: false, slides: {} },
+};
+const FAQS = { 17: { question: "Is the exam open book?" } };
+const STALE_TEXT = "The material changed since this answer was written";
+
+const item = (raw, units = UNITS, faqs = FAQS) => {
+  const marker = P.parseMarker(raw);
+  assert.ok(marker, raw);
+  return M.describe(marker, units, faqs);
+};
+
+const SLIDE = "[cite:L:12:3:::Merge step:Combines two sorted halves.:va2]";
+const SLIDE2 = "[cite:L:12:4:::Split:Divides the list.:va2]";
+const UNNUMBERED = "[cite:L:12:2:::Plan:What the lecture covers.:va2]";
+const UNTITLED = "[cite:L:12:6:::Blank:A slide without number or title.:va2]";
+const STALE = "[cite:L:12:5:::Cost:Each level does linear work.:va1]";
+const VIDEO = "[cite:L:12::75:92:Recursion tree:The recursion tree.:vt13]";
+const FAQ = "[cite:F:17::::Exam:The exam is open book.:va1]";
+const UNIT = "[cite:L:12::::Unit:No position.]";
+
+// ---- describe ------------------------------------------------------------------------------------
+
+test("describe: a slide with a printed number is named by it, never by the deck index", () => {
+  const i = item(SLIDE);
+  assert.equal(i.kind, "slide");
+  assert.equal(i.keyword, "Merge step");
+  assert.equal(i.summary, "Combines two sorted halves.");
+  assert.equal(i.page, 3);
+  assert.equal(i.where, "Slide 1");
+  assert.deepEqual(i.heading, { text: "Slide 1", title: "" });
+  assert.equal(i.spoken, "slide 1");
+  assert.equal(i.stale, false);
+  assert.equal(i.unavailable, false);
+  assert.equal(item("[cite:L:12:7:::N:s.]").where, "Slide 7");
+});
+
+test("describe: an unnumbered slide is named by its title, kept apart from the header words", () => {
+  const i = item(UNNUMBERED);
+  assert.equal(i.where, "Unnumbered slide “Agenda”");
+  assert.deepEqual(i.heading, { text: "Unnumbered slide", title: "Agenda" });
+  assert.equal(i.spoken, "unnumbered slide “Agenda”");
+  assert.equal(i.page, 2);
+});
+
+test("describe: an unnumbered slide without a title", () => {
+  const i = item(UNTITLED);
+  assert.equal(i.where, "Unnumbered slide");
+  assert.deepEqual(i.heading, { text: "Unnumbered slide", title: "" });
+  assert.equal(i.spoken, "unnumbered slide");
+});
+
+test("describe: an unknown slide is just \"Slide\" and has no spoken position", () => {
+  for (const raw of [
+    "[cite:L:12:9:::Lost:Not in the slides table.:va2]",
+    "[cite:L:7:3:::Lost:The unit has no slides data.:va1]",
+    "[cite:L:99:3:::Lost:Unknown unit.]",
+    STALE, // the index points into an older deck
+  ]) {
+    const i = item(raw);
+    assert.equal(i.kind, "slide", raw);
+    assert.equal(i.where, "Slide", raw);
+    assert.equal(i.spoken, "", raw);
+    assert.deepEqual(i.slide, { printed: "", title: "", known: false }, raw);
+  }
+});
+
+test("describe: a video is named by its time range", () => {
+  const i = item(VIDEO);
+  assert.equal(i.kind, "video");
+  assert.equal(i.where, "Video · 1:15–1:32");
+  assert.equal(i.spoken, "1:15–1:32");
+  assert.equal(i.start, 75);
+  assert.equal(i.end, 92);
+  assert.equal(item("[cite:L:12::75::R:s.]").where, "Video · 1:15");
+  assert.equal(item("[cite:L:12::75:75:R:s.]").where, "Video · 1:15");
+  assert.equal(item("[cite:L:12::75:60:R:s.]").where, "Video · 1:15");
+  assert.equal(item("[cite:L:12::3725:3800:R:s.]").where, "Video · 1:02:05–1:03:20");
+});
+
+test("describe: an FAQ", () => {
+  const i = item(FAQ);
+  assert.equal(i.kind, "faq");
+  assert.equal(i.keyword, "Exam");
+  assert.equal(i.where, "FAQ");
+  assert.equal(i.spoken, "");
+  assert.equal(i.stale, false, "FAQs are never stale");
+  assert.equal(i.unit, null);
+  assert.deepEqual(i.faq, { question: "Is the exam open book?" });
+});
+
+test("describe: a lecture citation without a position is a source", () => {
+  const i = item(UNIT);
+  assert.equal(i.kind, "source");
+  assert.equal(i.where, "Source");
+  assert.equal(i.spoken, "");
+});
+
+test("describe: keyword fallbacks", () => {
+  assert.equal(item("[cite:F:17:::::The exam is open book.]").keyword, "FAQ");
+  assert.equal(item("[cite:L:12:3::::Only a summary.]").keyword, "Source");
+  assert.equal(item("[cite:L:12:3:::   :Blank keyword.]").keyword, "Source");
+});
+
+test("describe: missing or malformed data gives an empty unit, not an error", () => {
+  for (const units of [null, [], "x", { 12: null }]) {
+    const i = item(SLIDE, units);
+    assert.deepEqual(i.unit, {});
+    assert.equal(i.where, "Slide");
+  }
+  assert.deepEqual(item(FAQ, UNITS, null).faq, {});
+});
+
+// ---- staleness ---------------------------------------------------------------------------------
+
+test("isStale: va compares the deck version, vt the transcript version", () => {
+  const unit = UNITS[12];
+  assert.equal(M.isStale("va1", unit), true);
+  assert.equal(M.isStale("va2", unit), false);
+  assert.equal(M.isStale("va3", unit), false);
+  assert.equal(M.isStale("vt12", unit), true);
+  assert.equal(M.isStale("vt13", unit), false);
+});
+
+test("isStale: no version, an unknown format or no current version is current", () => {
+  assert.equal(M.isStale(null, UNITS[12]), false);
+  assert.equal(M.isStale("", UNITS[12]), false);
+  assert.equal(M.isStale("vx1", UNITS[12]), false);
+  assert.equal(M.isStale("va1x", UNITS[12]), false);
+  assert.equal(M.isStale("vt1", UNITS[7]), false, "videoVersion null");
+  assert.equal(M.isStale("va0", null), false);
+  for (const current of [undefined, null, "", "abc"]) {
+    assert.equal(M.isStale("va0", { attachmentVersion: current }), false, String(current));
+  }
+  assert.equal(M.isStale("va1", { attachmentVersion: "2" }), true, "a numeric string counts");
+});
+
+test("stale vs current chips", () => {
+  assert.equal(item(STALE).stale, true);
+  assert.equal(item(SLIDE).stale, false);
+  assert.equal(item("[cite:L:12::75:92:R:Old transcript.:vt12]").stale, true);
+  assert.equal(item("[cite:L:12::75:92:R:No version.]").stale, false);
+});
+
+// ---- click value -------------------------------------------------------------------------------
+
+test("clickValue: a slide sends its deck index", () => {
+  assert.deepEqual(M.clickValue(item(SLIDE), "n1"), { kind: "slide", unitId: "12", page: 3, nonce: "n1" });
+  // an unknown slide still opens the position it was cited at
+  assert.deepEqual(M.clickValue(item("[cite:L:99:3:::Lost:x]"), "n2"), {
+    kind: "slide",
+    unitId: "99",
+    page: 3,
+    nonce: "n2",
+  });
+});
+
+test("clickValue: a video sends its start and end", () => {
+  assert.deepEqual(M.clickValue(item(VIDEO), "n"), { kind: "video", unitId: "12", start: 75, end: 92, nonce: "n" });
+  assert.deepEqual(M.clickValue(item("[cite:L:12::75::R:s.]"), "n"), {
+    kind: "video",
+    unitId: "12",
+    start: 75,
+    end: null,
+    nonce: "n",
+  });
+});
+
+test("clickValue: a stale chip opens the unit", () => {
+  assert.deepEqual(M.clickValue(item(STALE), "n"), { kind: "unit", unitId: "12", stale: true, nonce: "n" });
+});
+
+test("clickValue: no position, no deck or no video opens the unit", () => {
+  const expected = { kind: "unit", unitId: "12", stale: false, nonce: "n" };
+  assert.deepEqual(M.clickValue(item(UNIT), "n"), expected);
+  const bare = { 12: { ...UNITS[12], hasDeck: false, hasVideo: false } };
+  assert.deepEqual(M.clickValue(item(SLIDE, bare), "n"), expected);
+  assert.deepEqual(M.clickValue(item(VIDEO, bare), "n"), expected);
+  assert.equal(item(SLIDE, bare).unavailable, true);
+  assert.deepEqual(M.clickValue(item("[cite:L:8:1:::Deckless:x]"), "n"), { ...expected, unitId: "8" });
+});
+
+test("clickValue: an FAQ sends nothing", () => {
+  assert.equal(M.clickValue(item(FAQ), "n"), null);
+  assert.equal(M.isClickable(item(FAQ)), false);
+  for (const raw of [SLIDE, VIDEO, STALE, UNIT]) assert.equal(M.isClickable(item(raw)), true, raw);
+});
+
+// ---- hints -------------------------------------------------------------------------------------
+
+test("actionHint per kind", () => {
+  assert.equal(M.actionHint(item(SLIDE)), "Click to open slide 1");
+  assert.equal(M.actionHint(item(UNNUMBERED)), "Click to open the unnumbered slide “Agenda”");
+  assert.equal(M.actionHint(item(UNTITLED)), "Click to open the unnumbered slide");
+  assert.equal(M.actionHint(item("[cite:L:12:9:::Lost:x:va2]")), "Click to open the slide");
+  assert.equal(M.actionHint(item(VIDEO)), "Click to play from 1:15");
+  assert.equal(M.actionHint(item("[cite:L:12::3725:3800:R:s.]")), "Click to play from 1:02:05");
+  assert.equal(M.actionHint(item(STALE)), "Click to open the unit");
+  assert.equal(M.actionHint(item(UNIT)), "Click to open the unit");
+  assert.equal(M.actionHint(item(SLIDE, { 12: { ...UNITS[12], hasDeck: false } })), "Click to open the unit");
+  assert.equal(M.actionHint(item(VIDEO, { 12: { ...UNITS[12], hasVideo: false } })), "Click to open the unit");
+  assert.equal(M.actionHint(item(FAQ)), "");
+});
+
+// ---- aria labels and groups --------------------------------------------------------------------
+
+test("ariaLabel: kind, keyword and the position people know", () => {
+  assert.equal(M.ariaLabel([item(SLIDE)]), "Slide source: Merge step, slide 1");
+  assert.equal(M.ariaLabel([item(UNNUMBERED)]), "Slide source: Plan, unnumbered slide “Agenda”");
+  assert.equal(M.ariaLabel([item(UNTITLED)]), "Slide source: Blank, unnumbered slide");
+  assert.equal(M.ariaLabel([item("[cite:L:12:9:::Lost:x:va2]")]), "Slide source: Lost");
+  assert.equal(M.ariaLabel([item(VIDEO)]), "Video source: Recursion tree, 1:15–1:32");
+  assert.equal(M.ariaLabel([item(FAQ)]), "FAQ source: Exam");
+});
+
+test("ariaLabel: a stale chip says so", () => {
+  assert.equal(M.ariaLabel([item(STALE)]), `Slide source: Cost. ${STALE_TEXT}`);
+});
+
+test("groups: the first member names the chip, \"+N\" counts the others", () => {
+  const pair = [item(SLIDE), item(SLIDE2)];
+  assert.equal(M.ariaLabel(pair), "Slide source: Merge step, slide 1, and 1 more");
+  assert.equal(M.moreLabel(pair), "+1");
+  assert.equal(M.moreLabel([item(SLIDE), item(VIDEO), item(FAQ)]), "+2");
+  assert.equal(M.moreLabel([item(SLIDE)]), "");
+  const withStale = [item(VIDEO), item(STALE), item(FAQ)];
+  assert.equal(M.ariaLabel(withStale), `Video source: Recursion tree, 1:15–1:32, and 2 more. ${STALE_TEXT}`);
+  assert.equal(M.anyStale(withStale), true);
+  assert.equal(M.anyStale(pair), false);
+});
+
+test("groups: paging through the members", () => {
+  assert.equal(M.pagerText(0, 2), "1 / 2");
+  assert.equal(M.pagerText(2, 3), "3 / 3");
+  assert.equal(M.steppedIndex(0, 1, 3), 1);
+  assert.equal(M.steppedIndex(2, 1, 3), 2);
+  assert.equal(M.steppedIndex(0, -1, 3), 0);
+  assert.equal(M.steppedIndex(1, -1, 3), 0);
+});
+
+// ---- tooltip text ------------------------------------------------------------------------------
+
+test("summaryText: the summary, or a placeholder", () => {
+  assert.deepEqual(M.summaryText(item(SLIDE)), { text: "Combines two sorted halves.", empty: false });
+  assert.deepEqual(M.summaryText(item("[cite:L:12:3:::k:]")), { text: "No summary available.", empty: true });
+});
+
+test("detailRows: unit and lecture, or the FAQ's question; missing ones say so", () => {
+  assert.deepEqual(M.detailRows(item(SLIDE)), [
+    { label: "Unit", value: "Sorting: Merge Sort", missing: false },
+    { label: "Lecture", value: "Algorithms and Data Structures", missing: false },
+  ]);
+  assert.deepEqual(M.detailRows(item("[cite:L:7:3:::k:s]")), [{ label: "Unit", value: "归并排序", missing: false }]);
+  assert.deepEqual(M.detailRows(item("[cite:L:99:3:::k:s]")), [
+    { label: "Unit", value: "Unit 99 (not found)", missing: true },
+  ]);
+  assert.deepEqual(M.detailRows(item(FAQ)), [{ label: "Question", value: "Is the exam open book?", missing: false }]);
+  assert.deepEqual(M.detailRows(item("[cite:F:18::::k:s]")), [
+    { label: "Question", value: "FAQ 18 (not found)", missing: true },
+  ]);
+});
+
+test("slide wording: one phrase, heading and joined header per name", () => {
+  const names = [
+    [{ printed: "5", title: "Intro", known: true }, "slide 5", "Slide 5"],
+    [{ printed: "", title: "Agenda", known: true }, "unnumbered slide “Agenda”", "Unnumbered slide “Agenda”"],
+    [{ printed: "", title: "", known: true }, "unnumbered slide", "Unnumbered slide"],
+    [{ printed: "", title: "", known: false }, "slide", "Slide"],
+  ];
+  for (const [name, phrase, header] of names) {
+    assert.equal(M.slidePhrase(name), phrase);
+    assert.equal(M.headingText(M.slideHeading(name)), header);
+  }
+});
