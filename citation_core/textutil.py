@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -138,6 +139,12 @@ def slide_lines(text: str) -> list[str]:
 
 
 def clock(second: float) -> str:
-    """Whole minutes and seconds of a video position, e.g. 75.9 → "01:15"."""
+    """A video position as people read it, the same as the chips show it: "2:05", "1:02:05" from an hour on.
+
+    Fractions are dropped; a negative or non-finite position gives "".
+    """
+    if not math.isfinite(second) or second < 0:
+        return ""
     s = int(second)
-    return f"{s // 60:02d}:{s % 60:02d}"
+    hours, minutes, seconds = s // 3600, s // 60 % 60, s % 60
+    return f"{hours}:{minutes:02d}:{seconds:02d}" if hours else f"{minutes}:{seconds:02d}"

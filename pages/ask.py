@@ -17,6 +17,7 @@ from citation_core.lms.sources_list import with_sources_list
 from citation_core.material.library import CourseMaterial, UnitMaterial
 from citation_core.pipeline.languages import LANGUAGES
 from citation_core.pipeline.trace import ProgressEvent
+from citation_core.textutil import clock
 from studio import cached
 from studio.services import chat_pipeline, store_answer
 from studio.text import md_escape
@@ -216,11 +217,11 @@ with viewer_col:
                      subtitles=str(um.unit.transcript) if um.unit.transcript and um.unit.transcript.suffix == ".vtt"
                      else None)
         st.markdown(f"<div data-testid='viewer-caption' style='text-align:center;font-weight:600'>"
-                    f"Video · opened at {int(start) // 60:02d}:{int(start) % 60:02d}</div>", unsafe_allow_html=True)
+                    f"Video · opened at {clock(start)}</div>", unsafe_allow_html=True)
         st.number_input("Open at second", 0.0, step=1.0, key="second")
         if um.transcript is not None:
             with st.expander("Transcript"):
                 for cue in um.transcript.cues:
-                    st.markdown(f"`{int(cue.start) // 60:02d}:{int(cue.start) % 60:02d}` {md_escape(cue.text)}")
+                    st.markdown(f"`{clock(cue.start)}` {md_escape(cue.text)}")
     else:
         st.info("This unit has no deck or video.")
