@@ -91,7 +91,7 @@ def test_sources_list_dedupes_sorts_and_uses_printed_numbers() -> None:
     assert lines == [
         f"📄 Hash Tables (slide 7, section: {title10})",
         f"📄 Merge Sort and the Master Theorem (slide 4, section: {title6})",
-        "🎬 Merge Sort and the Master Theorem (video 03:14–03:21)",
+        "🎬 Merge Sort and the Master Theorem (video 3:14–3:21)",
         "❓ Course FAQ (question: When and how is the final exam held?)",
     ]
     rendered = with_sources_list(ANSWER, material())
