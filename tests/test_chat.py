@@ -18,7 +18,7 @@ from citation_core.llm.config import ModelConfig
 from citation_core.material.library import CourseMaterial, load_material
 from citation_core.testing.server import LocalChatServer, Reply
 
-from .fakes import FakeFactory, config, prompts
+from .fakes import FakeFactory, config
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_decks"
 

@@ -9,8 +9,8 @@ import time
 import pytest
 
 from citation_core.contract import parse, strip_markers
-from citation_core.llm.base import LlmRequest
 from citation_core.errors import ModelCallError
+from citation_core.llm.base import LlmRequest
 from citation_core.pipeline import PHASES, CitationPipeline, PassRun, PlacementError, replace_phase
 from citation_core.pipeline.languages import LANGUAGES
 from citation_core.pipeline.serialize import serialize_faqs, serialize_lecture
