@@ -11,7 +11,7 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 install: $(BIN)/python
-	$(BIN)/pip install --quiet -e .
+	$(BIN)/pip install --quiet -e '.[app]'
 
 install-dev: $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[dev]'
@@ -45,6 +45,10 @@ vectors:
 
 screenshots: install-dev
 	$(BIN)/python -m tests.e2e.screenshots --out docs
+
+.PHONY: wheel-check
+wheel-check: $(BIN)/python
+	scripts/check_wheel.sh $(BIN)/python
 
 .PHONY: bench-click
 bench-click: install-dev
