@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import UnknownUnitError
 from ..material.library import CourseMaterial
 from ..sources import FaqSource, LectureSource, PageChunk
 from ..textutil import clock
@@ -74,7 +75,7 @@ class ToolState:
             try:
                 unit_id = int(args.get("unit_id", -1))
                 um = self.material.unit(unit_id)
-            except Exception as exc:
+            except (UnknownUnitError, TypeError, ValueError) as exc:
                 return json.dumps({"ok": False, "error": str(exc)})
             self.switched_to = unit_id
             return json.dumps({"ok": True, "unit": um.unit.name}, ensure_ascii=False)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pypdf
 import pypdfium2
-from pypdf.errors import FileNotDecryptedError, PdfReadError
+from pypdf.errors import PyPdfError
 
 from ..errors import MaterialError
 from .models import Deck, DeckPage, DisplaySource
@@ -36,6 +36,14 @@ _KEYWORD = re.compile(
 _LONE = re.compile(r"\d{1,4}")
 _BULLETS = "•●○◦■□▪▫‣⁃►▶➢✓–-*"
 _TITLE_MAX = 120
+
+# What pypdf raises on damaged files: its own errors, and plain Python errors from malformed objects
+# (a wrong type where a dictionary was expected, an index out of range, a stream that never ends).
+PDF_ERRORS: tuple[type[Exception], ...] = (
+    PyPdfError, ValueError, KeyError, TypeError, AttributeError, IndexError, AssertionError,
+    RecursionError, OverflowError, ZeroDivisionError, UnicodeError, NotImplementedError, EOFError, OSError,
+)
+_DECRYPT_ERRORS = (*PDF_ERRORS, ImportError)  # ImportError: no crypto library for that algorithm
 
 
 @dataclass(frozen=True)
@@ -58,7 +66,7 @@ def load_deck(path: Path, overrides: Mapping[int, str | None] | None = None) -> 
     reader = _open(path)
     try:
         page_objects = list(reader.pages)
-    except (PdfReadError, FileNotDecryptedError, ValueError, KeyError, TypeError) as err:
+    except PDF_ERRORS as err:
         raise MaterialError(f"{name}: corrupt PDF: cannot read its page tree ({err})") from err
     if not page_objects:
         raise MaterialError(f"{name}: the PDF has no pages (corrupt or truncated?)")
@@ -67,7 +75,7 @@ def load_deck(path: Path, overrides: Mapping[int, str | None] | None = None) -> 
     for index, page in enumerate(page_objects, start=1):
         try:
             texts.append(_normalize(page.extract_text()))
-        except Exception as err:  # pypdf raises many types on damaged content streams
+        except PDF_ERRORS as err:
             raise MaterialError(f"{name}: page {index}: cannot extract text ({err})") from err
 
     textless = [i for i, text in enumerate(texts, start=1) if not text]
@@ -141,12 +149,12 @@ def _open(path: Path) -> pypdf.PdfReader:
         raise MaterialError(f"{name}: not a PDF file (no %PDF header)")
     try:
         reader = pypdf.PdfReader(io.BytesIO(data))
-    except Exception as err:  # PdfReadError, PdfStreamError, ValueError, ...
+    except PDF_ERRORS as err:
         raise MaterialError(f"{name}: corrupt or truncated PDF ({err})") from err
     if reader.is_encrypted:
         try:
             opened = reader.decrypt("")
-        except Exception as err:  # missing crypto dependency, unknown algorithm
+        except _DECRYPT_ERRORS as err:
             raise MaterialError(f"{name}: encrypted PDF that cannot be opened ({err})") from err
         if opened == pypdf.PasswordType.NOT_DECRYPTED:
             raise MaterialError(f"{name}: encrypted PDF: a password is required to open it")
@@ -168,7 +176,7 @@ def _page_labels(reader: pypdf.PdfReader, count: int, name: str, warnings: list[
         if "/PageLabels" not in reader.root_object:
             return None
         labels = list(reader.page_labels)
-    except Exception as err:  # a broken label tree: ignore it, say so
+    except PDF_ERRORS as err:  # a broken label tree: ignore it, say so
         warnings.append(f"{name}: unreadable /PageLabels ignored ({err})")
         return None
     if len(labels) != count:
