@@ -43,7 +43,7 @@ PDF_ERRORS: tuple[type[Exception], ...] = (
     PyPdfError, ValueError, KeyError, TypeError, AttributeError, IndexError, AssertionError,
     RecursionError, OverflowError, ZeroDivisionError, UnicodeError, NotImplementedError, EOFError, OSError,
 )
-_DECRYPT_ERRORS = (*PDF_ERRORS, ImportError)  # ImportError: no crypto library for that algorithm
+_DECRYPT_ERRORS: tuple[type[Exception], ...] = (*PDF_ERRORS, ImportError)  # ImportError: no crypto library
 
 
 @dataclass(frozen=True)
