@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from functools import cache
 from pathlib import Path
@@ -34,7 +35,8 @@ ANSWER = (
 def test_store_survives_reopening_and_uses_wal(tmp_path: Path) -> None:
     db = tmp_path / "sub" / "lms.sqlite3"
     store = LmsStore(db)
-    assert store.journal_mode() == "wal"
+    with sqlite3.connect(store.path) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     conv = store.create_conversation("session-a", 1, 101, "Merge question")
     store.add_message(conv, "user", "How does merge work?", {"page": 6})
     store.add_message(conv, "assistant", ANSWER)

@@ -79,8 +79,6 @@ def _cap(s: str) -> str:
     return s[:1].upper() + s[1:]
 
 
-
-
 def write_answer(inputs: Mapping[str, Any]) -> str:
     lang = "de" if str(inputs.get("language", "en")).startswith("de") else "en"
     ph = PHRASES[lang]

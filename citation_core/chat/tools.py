@@ -30,8 +30,6 @@ TOOLS: tuple[dict[str, Any], ...] = (
 )
 
 
-
-
 def passage(material: CourseMaterial, src: LectureSource) -> dict[str, Any]:
     """A retrieved source as the writer sees it: printed slide number or title, never the deck index."""
     um = material.unit(int(src.lecture_unit_id))

@@ -54,8 +54,6 @@ class CurrentView:
         }
 
 
-
-
 def segment_at(um: UnitMaterial, second: float) -> TranscriptSegment | None:
     """The transcript segment playing at ``second`` (else the last one that started before it)."""
     playing = [s for s in um.segments if s.start <= second < s.end]

@@ -41,14 +41,6 @@ class Usage:
     cost: float = 0.0
     estimated: bool = False
 
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            self.prompt_tokens + other.prompt_tokens,
-            self.completion_tokens + other.completion_tokens,
-            self.cost + other.cost,
-            self.estimated or other.estimated,
-        )
-
 
 @dataclass(frozen=True)
 class LlmResponse:

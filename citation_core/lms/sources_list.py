@@ -17,8 +17,6 @@ class SourceLine:
     text: str
 
 
-
-
 def source_lines(answer: str, material: CourseMaterial) -> list[str]:
     """One line per cited source, de-duplicated, sorted by document then position; printed numbers only."""
     lines: dict[str, SourceLine] = {}

@@ -74,10 +74,6 @@ class LmsStore:
         finally:
             db.close()
 
-    def journal_mode(self) -> str:
-        with self._connect() as db:
-            return str(db.execute("PRAGMA journal_mode").fetchone()[0])
-
     def create_conversation(self, session_id: str, course_id: int, unit_id: int, title: str) -> int:
         with self._connect() as db:
             cur = db.execute(

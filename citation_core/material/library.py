@@ -63,7 +63,6 @@ class CourseMaterial:
         return self.units[unit_id]
 
 
-
 def without_boilerplate(deck: Deck) -> Deck:
     """The deck with lines that repeat on most pages (course footers, logos) removed from page texts."""
     if len(deck.pages) < 4:
