@@ -35,8 +35,8 @@ ANSWER = (
 def test_store_survives_reopening_and_uses_wal(tmp_path: Path) -> None:
     db = tmp_path / "sub" / "lms.sqlite3"
     store = LmsStore(db)
-    with sqlite3.connect(store.path) as db:
-        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    with sqlite3.connect(store.path) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     conv = store.create_conversation("session-a", 1, 101, "Merge question")
     store.add_message(conv, "user", "How does merge work?", {"page": 6})
     store.add_message(conv, "assistant", ANSWER)
