@@ -21,7 +21,7 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
-__all__ = ["CANDIDATE_RE", "render_markdown"]
+__all__ = ["CANDIDATE_RE", "cite_plugin", "render_markdown"]
 
 # A marker candidate: the client parser (citation_parser.js) decides what it really is.
 CANDIDATE_RE = re.compile(r"\[cite:[^\[\]\n]*\]")
@@ -53,11 +53,15 @@ def _validate_link(url: str) -> bool:
     return _BAD_SCHEME_RE.match(url) is None
 
 
-def _build() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
-    md.enable(["table", "strikethrough"])
+def cite_plugin(md: MarkdownIt) -> None:
+    """markdown-it-py plugin: marker candidates become ``cite-raw`` spans (outside code), before links."""
     md.inline.ruler.before("link", "cite_raw", _cite_candidate)
     md.add_render_rule("cite_raw", _render_cite_raw)
+
+
+def _build() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    md.enable(["table", "strikethrough"]).use(cite_plugin)
     md.validateLink = _validate_link  # type: ignore[method-assign]
     return md
 
