@@ -32,6 +32,8 @@ class LlmRequest:
     tools: tuple[dict[str, Any], ...] = ()
     # For multi-turn tool use: earlier assistant/tool messages in OpenAI wire format.
     history: tuple[dict[str, Any], ...] = ()
+    # Seconds this call may take at most (the run's deadline); None: the model's own timeout.
+    timeout: float | None = None
 
 
 @dataclass(frozen=True)

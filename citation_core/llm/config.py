@@ -51,6 +51,7 @@ class LlmConfig:
     # pipeline -> variant -> role -> model id
     llm_configuration: dict[str, dict[str, dict[str, str]]]
     keyword_strategy: KeywordStrategy = "sequential"
+    deadline_seconds: float | None = 60.0  # the whole citation stage of one answer
     prompts: Traversable | None = None  # a folder of prompt templates; None: the packaged defaults
 
     def resolve(self, pipeline: str, variant: str, role: str) -> ModelConfig:
@@ -164,8 +165,14 @@ def load_config(directory: Traversable, override: str | None = None) -> LlmConfi
         raise ConfigError(
             f"{app_path.name}: citation.keyword_strategy: {strategy!r} is not one of sequential, batched"
         )
+    deadline = citation.get("deadline_seconds", 60)
+    if deadline is not None and (isinstance(deadline, bool) or not isinstance(deadline, int | float)
+                                 or not 0 < deadline < 86_400):
+        raise ConfigError(f"{app_path.name}: citation.deadline_seconds: expected seconds > 0 (or null), got "
+                          f"{deadline!r}")
     prompts = directory.joinpath("prompts")
     cfg = LlmConfig(models=models, llm_configuration=llm_cfg, keyword_strategy=strategy,
+                    deadline_seconds=None if deadline is None else float(deadline),
                     prompts=prompts if prompts.is_dir() else None)
     for pipeline, per_variant in REQUIRED_ROLES.items():
         for variant, roles in per_variant.items():

@@ -56,35 +56,68 @@ class OpenAIChatModel:
             kwargs["temperature"] = self.config.temperature
         if request.tools:
             kwargs["tools"] = list(request.tools)
+        client, timeout = self._client, self.config.timeout
+        if request.timeout is not None and request.timeout < self.config.timeout * (self.config.max_retries + 1):
+            # the run's deadline is nearer than this model's timeouts and retries: one bounded attempt
+            timeout = max(0.05, request.timeout)
+            client = client.with_options(timeout=timeout, max_retries=0)
         try:
-            resp = self._client.chat.completions.create(**kwargs)
+            resp = client.chat.completions.create(**kwargs)
         except openai.APITimeoutError as exc:
-            raise ModelCallError(f"model {self.model_id}: timed out after {self.config.timeout:g} s") from exc
+            raise ModelCallError(f"model {self.model_id}: timed out after {timeout:g} s") from exc
         except openai.APIStatusError as exc:
             raise ModelCallError(f"model {self.model_id}: HTTP {exc.status_code} from {self.config.base_url}") from exc
         except openai.APIConnectionError as exc:
             raise ModelCallError(f"model {self.model_id}: cannot connect to {self.config.base_url}") from exc
         except openai.OpenAIError as exc:
             raise ModelCallError(f"model {self.model_id}: {type(exc).__name__}: {exc}") from exc
-        if not resp.choices:
+        return self._response(resp, kwargs["messages"])
+
+    def _response(self, resp: Any, messages: list[dict[str, Any]]) -> LlmResponse:
+        """The reply as text, tool calls and usage; a reply of any other shape is a ``ModelCallError``."""
+        choices = getattr(resp, "choices", None)
+        if not isinstance(choices, list) or not choices:
             raise ModelCallError(f"model {self.model_id}: reply without choices")
-        message = resp.choices[0].message
-        content = message.content or ""
+        message = getattr(choices[0], "message", None)
+        content = reply_text(getattr(message, "content", None))
+        if content is None:
+            kind = type(getattr(message, "content", None)).__name__
+            raise ModelCallError(f"model {self.model_id}: reply content is a {kind}, not text")
         calls: list[ToolCall] = []
-        for tc in message.tool_calls or []:
+        raw_calls = getattr(message, "tool_calls", None)
+        for tc in raw_calls if isinstance(raw_calls, list) else []:
             fn = getattr(tc, "function", None)
-            if fn is None:
+            name = getattr(fn, "name", None)
+            if not isinstance(name, str):
                 continue
+            raw_args = getattr(fn, "arguments", None)
             try:
-                args = json.loads(fn.arguments or "{}")
-            except json.JSONDecodeError:
+                args = json.loads(raw_args) if isinstance(raw_args, str) and raw_args else {}
+            except (json.JSONDecodeError, RecursionError):
                 args = {}
-            calls.append(ToolCall(tc.id, fn.name, args if isinstance(args, dict) else {}))
-        if resp.usage is not None:
-            pt, ct, est = resp.usage.prompt_tokens, resp.usage.completion_tokens, False
+            calls.append(ToolCall(str(getattr(tc, "id", "") or ""), name, args if isinstance(args, dict) else {}))
+        usage = getattr(resp, "usage", None)
+        pt, ct = getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None)
+        if isinstance(pt, int) and isinstance(ct, int) and pt >= 0 and ct >= 0:
+            est = False
         else:
-            pt = estimate_tokens("".join(str(m.get("content") or "") for m in kwargs["messages"]))
+            pt = estimate_tokens("".join(str(m.get("content") or "") for m in messages))
             ct, est = estimate_tokens(content), True
         cost = (pt * self.config.cost_input_per_million + ct * self.config.cost_output_per_million) / 1e6
-        usage = Usage(pt, ct, cost, est)
-        return LlmResponse(content, usage, self.model_id, resp.model or self.model_name, tuple(calls))
+        model = getattr(resp, "model", None)
+        return LlmResponse(content, Usage(pt, ct, cost, est), self.model_id,
+                           model if isinstance(model, str) and model else self.model_name, tuple(calls))
+
+
+def reply_text(content: object) -> str | None:
+    """A message's content as text: a string, nothing (""), or a list of text parts; None for anything else."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [p if isinstance(p, str) else p.get("text") if isinstance(p, dict) else getattr(p, "text", None)
+                 for p in content]
+        if all(isinstance(p, str) for p in parts):
+            return "".join(str(p) for p in parts)
+    return None

@@ -17,7 +17,7 @@ from ..llm.config import CITATION_PIPELINE, KeywordStrategy, LlmConfig
 from ..llm.factory import create_model
 from ..sources import FaqSource, LectureSource, Source, Sources
 from .languages import choose_language
-from .model_calls import ModelFactory, ModelLike, RoleModel
+from .model_calls import NO_DEADLINE, Deadline, ModelFactory, ModelLike, RoleModel
 from .phases import PHASES, PassKind, PassRun, Phase, run_phases
 from .prompts import Prompts
 from .trace import Failure, ProgressCallback, Trace
@@ -114,6 +114,7 @@ class CitationPipeline:
         *,
         keyword_strategy: KeywordStrategy = "sequential",
         variant: str = "default",
+        deadline_seconds: float | None = None,
         phases: Sequence[Phase] = PHASES,
         factory: ModelFactory = create_model,
     ) -> None:
@@ -122,6 +123,7 @@ class CitationPipeline:
         self.prompts = prompts or Prompts.default()
         self.keyword_strategy: KeywordStrategy = keyword_strategy
         self.variant = variant
+        self.deadline_seconds = deadline_seconds  # for the whole call (both passes); None: no deadline
         self.phases = tuple(phases)
 
     @classmethod
@@ -142,6 +144,7 @@ class CitationPipeline:
             prompts or Prompts.of(config),
             keyword_strategy=keyword_strategy or config.keyword_strategy,
             variant=variant,
+            deadline_seconds=config.deadline_seconds,
             phases=phases,
             factory=factory,
         )
@@ -157,8 +160,10 @@ class CitationPipeline:
         """The FAQ pass (if there are FAQs), then the lecture pass on its output.
 
         A placement failure ends the passes: the answer so far is returned, with the citations of a pass
-        that already succeeded, and the failure in that pass's trace.
+        that already succeeded, and the failure in that pass's trace. Both passes share one deadline:
+        a call it would cut fails like any model call (and is reported so), the answer is kept.
         """
+        deadline = Deadline.after(self.deadline_seconds)
         given = sources if isinstance(sources, Sources) else Sources.of(sources)
         text = answer
         citations: list[Citation] = []
@@ -170,7 +175,8 @@ class CitationPipeline:
             passes.append(("lecture", given.lecture))
         for kind, items in passes:
             try:
-                result = self.run_pass(text, items, kind=kind, language=language, progress=progress)
+                result = self.run_pass(text, items, kind=kind, language=language, progress=progress,
+                                       deadline=deadline)
             except PlacementError as exc:
                 traces[kind] = exc.trace
                 break
@@ -187,6 +193,7 @@ class CitationPipeline:
         kind: PassKind = "lecture",
         language: str | None = None,
         progress: ProgressCallback | None = None,
+        deadline: Deadline | None = None,
     ) -> PassResult:
         """One pass over ``answer``; raises ``PlacementError`` (with the trace) when placement fails."""
         trace = Trace(kind, progress)
@@ -195,11 +202,13 @@ class CitationPipeline:
             trace.warnings.append(lang.warning)
         trace.info.update(
             language=lang.language.code, language_line=lang.line, variant=self.variant,
-            keyword_strategy=self.keyword_strategy,
+            keyword_strategy=self.keyword_strategy, deadline_seconds=self.deadline_seconds,
             models={"chat": self.placement.label, "keyword_summary": self.enrichment.label},
         )
+        if deadline is None:
+            deadline = Deadline.after(self.deadline_seconds) if self.deadline_seconds is not None else NO_DEADLINE
         run = PassRun(kind, answer, list(sources), lang, self.prompts, self.placement, self.enrichment,
-                      self.keyword_strategy, trace)
+                      self.keyword_strategy, trace, deadline)
         run_phases(run, self.phases)
         entries = run.serialized.by_seq()
         if run.final is not None:

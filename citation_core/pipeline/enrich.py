@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from ..contract import sanitize_field
 from ..errors import ModelCallError
 from ..llm.config import KeywordStrategy
-from .model_calls import RoleModel, call_model
+from .model_calls import NO_DEADLINE, Deadline, RoleModel, call_model
 from .prompts import Prompts
 from .serialize import SerializedSource
 from .trace import Failure, Trace
@@ -35,6 +35,7 @@ class EnrichContext:
     language_line: str
     role: RoleModel
     strategy: KeywordStrategy
+    deadline: Deadline = NO_DEADLINE
 
 
 def clean_keyword(raw: str) -> str:
@@ -70,7 +71,7 @@ def _keywords_sequential(ctx: EnrichContext, used: Sequence[SerializedSource]) -
                 UsedKeywords=", ".join(done) if done else "(none yet)", Paragraph=src.content,
             )
             resp = call_model(ctx.trace, ctx.role, "keyword", prompt,
-                              {"paragraph": src.content, "used_keywords": list(done)}, src.seq)
+                              {"paragraph": src.content, "used_keywords": list(done)}, src.seq, ctx.deadline)
             cleaned = clean_keyword(resp.content)
             kw = make_unique(cleaned, done) if cleaned else ""
             keywords[src.seq] = kw
@@ -88,7 +89,8 @@ def _keywords_batched(ctx: EnrichContext, used: Sequence[SerializedSource]) -> d
     prompt = ctx.prompts.render("keywords_batched", ctx.language_line,
                                 Paragraphs=json.dumps(paragraphs, ensure_ascii=False, indent=1))
     try:
-        resp = call_model(ctx.trace, ctx.role, "keywords_batched", prompt, {"paragraphs": paragraphs})
+        resp = call_model(ctx.trace, ctx.role, "keywords_batched", prompt, {"paragraphs": paragraphs},
+                          deadline=ctx.deadline)
         values = _json_array(resp.content)
         if values is None or len(values) != len(used):
             raise ModelCallError(f"expected a JSON array of {len(used)} keywords, got {resp.content[:80]!r}")
@@ -120,7 +122,8 @@ def _json_array(reply: str) -> list[object] | None:
 def _summary(ctx: EnrichContext, src: SerializedSource) -> str:
     prompt = ctx.prompts.render("summary", ctx.language_line, Paragraph=src.content)
     try:
-        resp = call_model(ctx.trace, ctx.role, "summary", prompt, {"paragraph": src.content}, src.seq)
+        resp = call_model(ctx.trace, ctx.role, "summary", prompt, {"paragraph": src.content}, src.seq,
+                          ctx.deadline)
         return clean_summary(resp.content)
     except ModelCallError as exc:
         ctx.trace.fail(Failure("summary", f"summary call failed: {exc}", src.seq, "summary left empty"))

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import ModelCallError
 from ..llm.base import ChatMessage, ChatModel, LlmRequest, LlmResponse, Task
 from ..llm.config import OFFLINE_MODEL, ModelConfig
 from ..llm.factory import create_model
@@ -41,6 +44,31 @@ class RoleModel:
         return f"{self.model_id} ({self.model_name})"
 
 
+@dataclass(frozen=True)
+class Deadline:
+    """When a whole citation stage must be done (``time.monotonic()``); no deadline when ``at`` is None."""
+
+    at: float | None = None
+    seconds: float | None = None
+
+    @staticmethod
+    def after(seconds: float | None) -> Deadline:
+        return Deadline(None if seconds is None else time.monotonic() + seconds, seconds)
+
+    def remaining(self) -> float | None:
+        return None if self.at is None else self.at - time.monotonic()
+
+    def check(self) -> float | None:
+        """Seconds left; raises ``ModelCallError`` when none are."""
+        left = self.remaining()
+        if left is not None and left <= 0:
+            raise ModelCallError(f"the citation deadline of {self.seconds:g} s was reached; this call was not made")
+        return left
+
+
+NO_DEADLINE = Deadline()
+
+
 def call_model(
     trace: Trace,
     role: RoleModel,
@@ -48,10 +76,19 @@ def call_model(
     prompt: str,
     inputs: Mapping[str, Any],
     seq: int | None = None,
+    deadline: Deadline = NO_DEADLINE,
 ) -> LlmResponse:
     started = trace.now()
     model = role.make()  # every task its own client: no shared usage counters
     request = LlmRequest(task, (ChatMessage("user", prompt),), inputs)
+    try:
+        left = deadline.check()
+    except ModelCallError as exc:
+        trace.add_call(CallRecord(task, role.model_id, role.model_name, role.variant, model.offline, prompt, "",
+                                  started, 0.0, 0, 0, 0.0, True, seq, str(exc)))
+        raise
+    if left is not None:
+        request = dataclasses.replace(request, timeout=left)
     return complete_recorded(trace, model, role, request, prompt, seq, started)
 
 

@@ -23,7 +23,7 @@ from ..llm.config import KeywordStrategy
 from ..sources import FaqSource, Source
 from . import enrich as enrich_mod
 from .languages import LanguageChoice
-from .model_calls import RoleModel, call_model
+from .model_calls import NO_DEADLINE, Deadline, RoleModel, call_model
 from .placement import Placement, render_insertions, validate_placement
 from .prompts import Prompts
 from .rewrite import final_markers
@@ -47,6 +47,7 @@ class PassRun:
     enrichment_model: RoleModel
     keyword_strategy: KeywordStrategy
     trace: Trace
+    deadline: Deadline = NO_DEADLINE
     serialized: Serialized = field(default_factory=lambda: Serialized("[]", ()))
     placement: Placement = field(default_factory=lambda: Placement(()))
     raw_output: str = ""
@@ -85,23 +86,27 @@ def place(run: PassRun) -> dict[str, Any]:
     prompt = run.prompts.render(f"placement_{run.kind}", run.language.line, Paragraphs=ser.json_text,
                                 Answer=run.answer)
     inputs = {"answer": run.answer, "sources": [{"id": e.marker, "content": e.content} for e in ser.entries]}
-    run.raw_output = call_model(run.trace, run.placement_model, "placement", prompt, inputs).content
+    run.raw_output = call_model(run.trace, run.placement_model, "placement", prompt, inputs,
+                                deadline=run.deadline).content
     return {"prompt": prompt, "raw_output": run.raw_output}
 
 
 def validate(run: PassRun) -> dict[str, Any]:
     allowed = {e.marker: e.seq for e in run.serialized.entries}
     p = run.placement = validate_placement(run.answer, run.raw_output, allowed)
-    if p.removed_markers or p.dropped or p.text_changed:
+    corrections = p.corrections()
+    if corrections or p.text_changed:
+        found = ", ".join(f"{kind}: {n}" for kind, n in corrections.items())
         run.trace.fail(Failure(
             "validation",
-            f"placement output corrected: {len(p.removed_markers)} unknown id(s) removed, "
-            f"text changed: {p.text_changed}, {len(p.dropped)} marker(s) dropped",
+            f"placement output corrected: {found or 'nothing removed'}; text changed: {p.text_changed}",
             None, "answer text kept exactly as written",
         ))
-    return {"removed_markers": list(p.removed_markers), "text_changed": p.text_changed,
+    return {"removed_markers": list(p.removed_markers), "final_form_markers": list(p.final_form),
+            "malformed_markers": list(p.malformed), "text_changed": p.text_changed,
             "reanchored": list(p.reanchored), "dropped": list(p.dropped),
-            "moved_out_of_code": list(p.moved_out_of_code)}
+            "moved_out_of_code": list(p.moved_out_of_code), "moved_out_of_words": list(p.moved_out_of_words),
+            "corrections": corrections}
 
 
 def collect(run: PassRun) -> dict[str, Any]:
@@ -114,7 +119,7 @@ def collect(run: PassRun) -> dict[str, Any]:
 def enrich(run: PassRun) -> dict[str, Any]:
     entries = run.serialized.by_seq()
     ctx = enrich_mod.EnrichContext(run.trace, run.prompts, run.language.line, run.enrichment_model,
-                                   run.keyword_strategy)
+                                   run.keyword_strategy, run.deadline)
     run.enrichment = enrich_mod.enrich(ctx, [entries[s] for s in run.used])
     return {"used": len(run.used), "strategy": run.keyword_strategy,
             "keywords": {str(k): v for k, v in run.enrichment.keywords.items()},

@@ -1,9 +1,17 @@
 """Phases 2–3 checked: what the placement model wrote, validated against the original answer.
 
-The model's output is never trusted as text. Its valid markers become insertions (offset into the
-original answer, sequence number); markers whose id was not given to the model are removed; when the
-text around the markers differs from the answer, markers are re-anchored onto the original by a
-character alignment or dropped. The answer text itself is never changed.
+The model's output is never trusted as text. Validation has three steps:
+
+- ``strip``: take every marker-like thing out of the reply. Markers whose id was given to the model
+  are kept with their position; invented ids, final-form markers and malformed ones (full-width
+  brackets, ``[ cite:``, lowercase types, ...) are counted by kind and removed.
+- ``align``: map each kept marker onto the original answer. An unchanged reply maps one to one. A
+  changed one is aligned word by word after its common head and tail (cheap for a changed word in a
+  long answer); a marker survives only where the word before it and its sentence still match the
+  answer. A reply far longer than the answer is not aligned at all.
+- ``protect``: nothing is inserted inside code, inside a marker already in the answer, or inside a word.
+
+The answer text itself is never changed, and every correction is counted in ``Placement``.
 """
 
 from __future__ import annotations
@@ -11,13 +19,21 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from ..contract.patterns import ANY_MARKER_RE, IRIS_RE, insert_at
+from ..contract.patterns import ANY_MARKER_RE, CLIENT_RE, IRIS_RE, insert_at
 
 _WS = re.compile(r"\s+")
+_WORD = re.compile(r"\S+")
 _CODE = re.compile(r"^[ \t]*```.*?(?:^[ \t]*```[^\n]*$|\Z)|(`+)(?!`).+?(?<!`)\1(?!`)", re.S | re.M)
+# Anything a model may have meant as a marker: "[" or "［", "cite" in any case, then up to the bracket.
+_MARKER_LIKE = re.compile(r"[\[［]\s*cite\s*[:：][^\[\]［］\n]{0,400}[\]］]", re.I)
+_SENTENCE_END = re.compile(r"[.!?。！？]\s|\n\s*\n")
+# A reply this much longer than the answer is not the answer with markers: it is not aligned.
+MAX_REPLY_FACTOR = 3
+MAX_REPLY_SLACK = 2_000
+MIN_SENTENCE_OVERLAP = 0.5
 
 
 @dataclass(frozen=True)
@@ -32,8 +48,13 @@ class Placement:
     removed_markers: tuple[str, ...] = ()  # ids not given to the model (invented or altered)
     text_changed: bool = False  # the model altered the text around its markers
     reanchored: tuple[int, ...] = ()  # seqs moved onto the original answer by alignment
-    dropped: tuple[int, ...] = ()  # seqs that could not be anchored
-    moved_out_of_code: tuple[int, ...] = field(default=())
+    dropped: tuple[int, ...] = ()  # seqs that could not be anchored (their words or sentence no longer match)
+    moved_out_of_code: tuple[int, ...] = ()
+    moved_out_of_words: tuple[int, ...] = ()
+    final_form: tuple[str, ...] = ()  # final-form markers the model wrote instead of the ids it was given
+    malformed: tuple[str, ...] = ()  # marker-like text that is no marker (full-width brackets, "[ cite:", ...)
+    empty_reply: bool = False
+    reply_too_long: bool = False
 
     @property
     def used_seqs(self) -> tuple[int, ...]:
@@ -42,6 +63,20 @@ class Placement:
         for ins in self.insertions:
             seen.setdefault(ins.seq, None)
         return tuple(seen)
+
+    def corrections(self) -> dict[str, int]:
+        """How many of each kind of correction validation made (kinds with none left out)."""
+        counts = {
+            "unknown ids removed": len(self.removed_markers),
+            "final-form markers ignored": len(self.final_form),
+            "malformed markers ignored": len(self.malformed),
+            "markers dropped (their text no longer matched)": len(self.dropped),
+            "markers moved out of code": len(self.moved_out_of_code),
+            "markers moved out of words": len(self.moved_out_of_words),
+            "empty reply": int(self.empty_reply),
+            "reply far longer than the answer": int(self.reply_too_long),
+        }
+        return {kind: n for kind, n in counts.items() if n}
 
 
 def protected_spans(text: str) -> list[tuple[int, int]]:
@@ -58,30 +93,40 @@ class Stripped:
     text: str
     found: tuple[tuple[int, int], ...]  # (offset in ``text``, seq)
     removed: tuple[str, ...]  # markers whose id was not given to the model
+    final_form: tuple[str, ...] = ()
+    malformed: tuple[str, ...] = ()
 
 
 def strip(answer: str, output: str, allowed: Mapping[str, int]) -> Stripped:
     """Take the markers out of ``output``; marker text that the answer itself contains stays text."""
-    in_answer = Counter(m.group(0) for m in IRIS_RE.finditer(answer))
+    in_answer = Counter(m.group(0) for m in _MARKER_LIKE.finditer(answer))
     pieces: list[str] = []
     found: list[tuple[int, int]] = []
     removed: list[str] = []
+    final_form: list[str] = []
+    malformed: list[str] = []
     pos = length = 0
-    for m in IRIS_RE.finditer(output):
-        if in_answer[m.group(0)] > 0:
-            in_answer[m.group(0)] -= 1
+    for m in _MARKER_LIKE.finditer(output):
+        raw = m.group(0)
+        if in_answer[raw] > 0:
+            in_answer[raw] -= 1
             continue
         chunk = output[pos : m.start()]
         pieces.append(chunk)
         length += len(chunk)
         pos = m.end()
-        seq = allowed.get(m.group(0))
-        if seq is None:
-            removed.append(m.group(0))
+        if IRIS_RE.fullmatch(raw):
+            seq = allowed.get(raw)
+            if seq is None:
+                removed.append(raw)
+            else:
+                found.append((length, seq))
+        elif CLIENT_RE.fullmatch(raw):
+            final_form.append(raw)
         else:
-            found.append((length, seq))
+            malformed.append(raw)
     pieces.append(output[pos:])
-    return Stripped("".join(pieces), tuple(found), tuple(removed))
+    return Stripped("".join(pieces), tuple(found), tuple(removed), tuple(final_form), tuple(malformed))
 
 
 @dataclass(frozen=True)
@@ -90,6 +135,7 @@ class Aligned:
     changed: bool
     reanchored: tuple[int, ...]
     dropped: tuple[int, ...]
+    too_long: bool = False
 
 
 def _same_text(a: str, b: str) -> bool:
@@ -97,19 +143,95 @@ def _same_text(a: str, b: str) -> bool:
     return _WS.sub(" ", a).strip() == _WS.sub(" ", b).strip()
 
 
+def _common_head(a: str, b: str) -> int:
+    """Length of the common prefix, found by halving (C-speed string comparisons, not a Python loop)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _sentence_words(text: str, end: int) -> set[str]:
+    """Lower-cased words of the sentence of ``text`` that ends at ``end``."""
+    start = 0
+    for m in _SENTENCE_END.finditer(text, 0, max(0, end - 1)):
+        start = m.end()
+    return {w.lower().strip(".,;:!?()\"'“”„«»") for w in _WORD.findall(text[start:end])} - {""}
+
+
+def _sentence_matches(reply: str, off: int, answer: str, target: int) -> bool:
+    a, b = _sentence_words(reply, off), _sentence_words(answer, target)
+    if not a or not b:
+        return not a and not b
+    return len(a & b) / max(len(a), len(b)) >= MIN_SENTENCE_OVERLAP
+
+
+class _WordMap:
+    """Words of a changed middle part of the reply aligned to words of the same part of the answer."""
+
+    def __init__(self, reply: str, answer: str) -> None:
+        self.a = [m.span() for m in _WORD.finditer(reply)]
+        self.b = [m.span() for m in _WORD.finditer(answer)]
+        wa = [reply[s:e] for s, e in self.a]
+        wb = [answer[s:e] for s, e in self.b]
+        self.to_b: dict[int, int] = {}
+        for i, j, n in SequenceMatcher(None, wa, wb, autojunk=True).get_matching_blocks():
+            for k in range(n):
+                self.to_b[i + k] = j + k
+        self.starts = [s for s, _ in self.a]
+
+    def target(self, off: int) -> int | None:
+        """Where a marker at ``off`` of the reply part belongs in the answer part, or None."""
+        import bisect
+
+        i = bisect.bisect_left(self.starts, off) - 1  # the last word starting before the marker
+        if i < 0:  # before the first word: it belongs before the first answer word, if that matched
+            return self.b[self.to_b[0]][0] if 0 in self.to_b else None
+        j = self.to_b.get(i)
+        if j is None:
+            return None
+        start_a, end_a = self.a[i]
+        start_b, end_b = self.b[j]
+        return end_b if off >= end_a else start_b + min(off - start_a, end_b - start_b)
+
+
 def align(answer: str, stripped: Stripped) -> Aligned:
     """Map each marker's offset in the model's text onto the original answer, or drop it."""
-    if stripped.text == answer:
+    text = stripped.text
+    if text == answer:
         return Aligned(stripped.found, False, (), ())
-    changed = not _same_text(stripped.text, answer)
-    blocks = [b for b in SequenceMatcher(None, stripped.text, answer, autojunk=False).get_matching_blocks() if b.size]
+    changed = not _same_text(text, answer)
+    if len(text) > MAX_REPLY_FACTOR * len(answer) + MAX_REPLY_SLACK:
+        return Aligned((), changed, (), tuple(seq for _, seq in stripped.found), too_long=True)
+    # the unchanged head and tail map one to one; both end at a word boundary, so that a marker beside a
+    # changed word is judged by the word alignment
+    head = _common_head(text, answer)
+    if head < min(len(text), len(answer)):
+        head = max((text.rfind(c, 0, head) for c in " \n\t"), default=-1) + 1
+    tail = _common_head(text[head:][::-1], answer[head:][::-1])
+    mid_end_t, mid_end_a = len(text) - tail, len(answer) - tail
+    if tail and not text[mid_end_t - 1].isspace():
+        skip = next((k for k, c in enumerate(text[mid_end_t:]) if c.isspace()), tail)
+        mid_end_t, mid_end_a = mid_end_t + skip, mid_end_a + skip
+    words: _WordMap | None = None
     mapped: list[tuple[int, int]] = []
     reanchored: list[int] = []
     dropped: list[int] = []
     for off, seq in stripped.found:
-        target = next((j + (off - i) for i, j, size in blocks if i < off <= i + size), None)
-        if target is None:
-            target = next((j for i, j, _ in blocks if off == i), None)
+        if off <= head:
+            target: int | None = off
+        elif off > mid_end_t:
+            target = mid_end_a + (off - mid_end_t)
+        else:
+            words = words or _WordMap(text[head:mid_end_t], answer[head:mid_end_a])
+            local = words.target(off - head)
+            target = None if local is None else head + local
+            if target is not None and not _sentence_matches(text, off, answer, target):
+                target = None
         if target is None:
             dropped.append(seq)
             continue
@@ -119,30 +241,46 @@ def align(answer: str, stripped: Stripped) -> Aligned:
     return Aligned(tuple(mapped), changed, tuple(reanchored), tuple(dropped))
 
 
-def protect(answer: str, mapped: tuple[tuple[int, int], ...]) -> tuple[tuple[Insertion, ...], tuple[int, ...]]:
-    """Move insertions out of markers and code to the end of that span; drop repeats. Returns (insertions,
-    seqs moved)."""
+def _word_end(text: str, offset: int) -> int:
+    """``offset`` moved to the end of the word it falls inside (unchanged between words)."""
+    if 0 < offset < len(text) and text[offset - 1].isalnum() and text[offset].isalnum():
+        while offset < len(text) and text[offset].isalnum():
+            offset += 1
+    return offset
+
+
+def protect(answer: str, mapped: tuple[tuple[int, int], ...]) -> tuple[tuple[Insertion, ...], tuple[int, ...],
+                                                                      tuple[int, ...]]:
+    """Move insertions out of markers, code and words; drop repeats. Returns (insertions, seqs moved out of
+    code or markers, seqs moved out of words)."""
     spans = protected_spans(answer)
     moved: list[int] = []
+    out_of_words: list[int] = []
     insertions: list[Insertion] = []
     seen: set[tuple[int, int]] = set()
     for off, seq in mapped:
         safe = next((b for a, b in spans if a < off < b), off)
         if safe != off:
             moved.append(seq)
+        word_end = _word_end(answer, safe)
+        if word_end != safe:
+            out_of_words.append(seq)
+            safe = next((b for a, b in spans if a < word_end < b), word_end)
         if (safe, seq) not in seen:
             seen.add((safe, seq))
             insertions.append(Insertion(safe, seq))
     insertions.sort(key=lambda ins: ins.offset)  # stable: same offset keeps the model's order
-    return tuple(insertions), tuple(moved)
+    return tuple(insertions), tuple(moved), tuple(out_of_words)
 
 
 def validate_placement(answer: str, output: str, allowed: Mapping[str, int]) -> Placement:
     """Turn the model output into insertions on ``answer`` (``allowed`` maps marker id -> seq)."""
     stripped = strip(answer, output, allowed)
     aligned = align(answer, stripped)
-    insertions, moved = protect(answer, aligned.mapped)
-    return Placement(insertions, stripped.removed, aligned.changed, aligned.reanchored, aligned.dropped, moved)
+    insertions, moved, out_of_words = protect(answer, aligned.mapped)
+    return Placement(insertions, stripped.removed, aligned.changed, aligned.reanchored, aligned.dropped, moved,
+                     out_of_words, stripped.final_form, stripped.malformed, empty_reply=not output.strip(),
+                     reply_too_long=aligned.too_long)
 
 
 def render_insertions(answer: str, insertions: tuple[Insertion, ...], marker_for: Mapping[int, str]) -> str:

@@ -161,7 +161,7 @@ def _error_body(status: int, message: str) -> dict[str, Any]:
 def _completion_body(body: Mapping[str, Any], reply: Reply) -> dict[str, Any]:
     tool_calls = _tool_calls(reply.tool_calls) if reply.tool_calls else None
     message: dict[str, Any] = {"role": "assistant", "content": reply.content}
-    chars = len(reply.content)
+    chars = len(reply.content if isinstance(reply.content, str) else json.dumps(reply.content))
     if tool_calls:
         message["tool_calls"] = tool_calls
         message["content"] = reply.content or None
