@@ -54,7 +54,8 @@ class FakeModel:
         return LlmResponse(out, Usage(10, 2, 0.0, False), self.model_id, self.model_name)
 
 
-def pipeline(factory: FakeFactory | None = None, strategy: str | None = None) -> CitationPipeline:
+def pipeline(factory: FakeFactory | None = None, strategy: str = "sequential") -> CitationPipeline:
+    """The configured pipeline; keywords as in the seed (one sequential task) unless told otherwise."""
     kwargs = {} if factory is None else {"factory": factory}
     return CitationPipeline.from_config(config(), keyword_strategy=strategy, **kwargs)  # type: ignore[arg-type]
 

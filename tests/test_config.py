@@ -42,7 +42,7 @@ def test_the_embedded_defaults_use_the_offline_model_everywhere(monkeypatch: pyt
                            ("chat_pipeline", "chat")):
         for variant in ("default", "advanced"):
             assert cfg.resolve(pipeline, variant, role).type == "offline"
-    assert cfg.keyword_strategy == "sequential"
+    assert (cfg.keyword_strategy, cfg.pass_order, cfg.deadline_seconds) == ("batched", "parallel", 60.0)
 
 
 def test_keyword_summary_always_resolves_through_default(tmp_path: Path) -> None:

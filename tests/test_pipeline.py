@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from citation_core import Sources
 from citation_core.contract import parse, strip_markers
 from citation_core.errors import ModelCallError
 from citation_core.llm.base import LlmRequest
@@ -303,3 +304,33 @@ def test_placeholders_inside_filled_text_stay_text() -> None:
     prompt = Prompts.default().render("placement_lecture", "LANG", Paragraphs='[{"content": "see {Answer}"}]',
                                       Answer="The answer.")
     assert 'see {Answer}' in prompt and prompt.count("The answer.") == 1
+
+
+def test_both_passes_at_once_give_the_answer_of_the_seed_order() -> None:
+    answer = "The final exam is open book and printed notes are allowed. " + ANSWER
+    sources = Sources((MERGE, MERGE_STEP, TREE), (EXAM, LATE))
+    together = CitationPipeline(pass_order="parallel")(answer, sources)
+    seed = CitationPipeline(pass_order="faq_then_lecture")(answer, sources)
+    assert together.answer == seed.answer
+    assert [c.ref for c in together.citations] == [c.ref for c in seed.citations]
+
+
+def test_both_passes_at_once_report_progress_on_the_calling_thread() -> None:
+    seen: list[tuple[str, str, int]] = []
+    answer = "The final exam is open book and printed notes are allowed. " + ANSWER
+    CitationPipeline()(answer, Sources((MERGE,), (EXAM,)),
+                       progress=lambda e: seen.append((e.pass_name, e.phase, threading.get_ident())))
+    assert {t for _, _, t in seen} == {threading.get_ident()}
+    assert {(p, ph) for p, ph, _ in seen} >= {("faq", "rewrite"), ("lecture", "rewrite")}
+
+
+def test_both_passes_at_once_keep_the_lecture_citations_when_the_faq_pass_fails() -> None:
+    def respond(req: LlmRequest) -> str | None:
+        if req.task == "placement" and "FAQ entries:" in req.messages[0].content:
+            raise ModelCallError("faq placement down")
+        return None
+
+    answer = "The final exam is open book and printed notes are allowed. " + ANSWER
+    result = pipeline(FakeFactory(respond))(answer, Sources((MERGE, MERGE_STEP), (EXAM,)))
+    assert [m.type for m in parse(result.answer, "client")] == ["L", "L"]
+    assert [f.kind for f in result.failures] == ["placement"] and strip_markers(result.answer) == answer

@@ -1,12 +1,19 @@
 """``citation-studio``: cite, parse, deck, transcript, course, ask, render, bench.
 
-Bad input exits with code 2 and one line on stderr naming the file or field and what is wrong.
+Bad input exits with code 2 and one line on stderr naming the file or field and what is wrong; a
+failed run exits with 1 and one line. No input makes it print a traceback: anything unexpected is
+reported as one line ("internal error") with exit code 1.
+
+Output text is written as it is; only characters the output stream cannot encode (a lone surrogate
+from a sources file, say) are written as backslash escapes (``\\ud800``), which in JSON output
+are the standard JSON escapes.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,8 +31,24 @@ def _config(args: argparse.Namespace) -> LlmConfig:
     return load_config(Path(args.config_dir)) if args.config_dir else default_config()
 
 
+def _write(text: str) -> None:
+    """``text`` on stdout as is, except characters the stream cannot encode, as backslash escapes."""
+    try:
+        sys.stdout.write(text)
+    except UnicodeEncodeError:
+        encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+        sys.stdout.write(text.encode(encoding, "backslashreplace").decode(encoding))
+
+
+def _print(line: str) -> None:
+    _write(line + "\n")
+
+
 def _emit(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    try:
+        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    except UnicodeEncodeError:  # the same JSON with \uXXXX escapes for what the stream cannot take
+        sys.stdout.write(json.dumps(data, ensure_ascii=True, indent=2) + "\n")
 
 
 def _read_text(path: str, what: str) -> str:
@@ -36,7 +59,10 @@ def _read_text(path: str, what: str) -> str:
         p = Path(path)
         if not p.is_file():
             raise InputError(f"{path}: {what} file {'is a directory' if p.is_dir() else 'not found'}")
-        data = p.read_bytes()
+        try:
+            data = p.read_bytes()
+        except OSError as err:
+            raise InputError(f"{path}: cannot read the {what} file ({err.strerror or type(err).__name__})") from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -54,7 +80,7 @@ def cmd_cite(args: argparse.Namespace) -> int:
     if args.json:
         _emit(cited.to_json())
     else:
-        sys.stdout.write(cited.answer + ("" if cited.answer.endswith("\n") else "\n"))
+        _write(cited.answer + ("" if cited.answer.endswith("\n") else "\n"))
         for f in cited.failures:
             print(f"warning: {f.kind}: {f.message}", file=sys.stderr)
     return 0
@@ -75,9 +101,9 @@ def cmd_deck(args: argparse.Namespace) -> int:
                           "display_source": p.display_source, "text": p.text} for p in deck.pages],
                "warnings": list(deck.warnings)})
         return 0
-    print(f"{'page':>4}  {'printed':>7}  {'source':<11}  title")
+    _print(f"{'page':>4}  {'printed':>7}  {'source':<11}  title")
     for p in deck.pages:
-        print(f"{p.page_number:>4}  {p.display_page_number or '-':>7}  {p.display_source:<11}  {p.title[:60]}")
+        _print(f"{p.page_number:>4}  {p.display_page_number or '-':>7}  {p.display_source:<11}  {p.title[:60]}")
     for w in deck.warnings:
         print(f"warning: {w}", file=sys.stderr)
     return 0
@@ -92,7 +118,7 @@ def cmd_transcript(args: argparse.Namespace) -> int:
                "warnings": list(tr.warnings)})
         return 0
     for c in tr.cues:
-        print(f"{c.start:9.3f} → {c.end:9.3f}  {c.text}")
+        _print(f"{c.start:9.3f} → {c.end:9.3f}  {c.text}")
     for w in tr.warnings:
         print(f"warning: {w}", file=sys.stderr)
     return 0
@@ -124,9 +150,9 @@ def cmd_course(args: argparse.Namespace) -> int:
         _emit({"course": {"id": course.id, "name": course.name, "language": course.language}, "units": units,
                "faqs": len(course.faqs), "warnings": list(material.warnings)})
         return 0
-    print(f"{course.name} (id {course.id}, {course.language}), {len(course.faqs)} FAQs")
+    _print(f"{course.name} (id {course.id}, {course.language}), {len(course.faqs)} FAQs")
     for row in units:
-        print(f"  unit {row['id']}: {row['name']} [{row['lecture']}] deck={row['deck']} pages={row['pages']} "
+        _print(f"  unit {row['id']}: {row['name']} [{row['lecture']}] deck={row['deck']} pages={row['pages']} "
               f"video={row['video']} transcript={row['transcript']}")
     return 0
 
@@ -144,14 +170,18 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if args.json:
         _emit(result.to_json())
     else:
-        sys.stdout.write(result.answer + "\n")
+        _write(result.answer + "\n")
     return 0
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from ..lms.render import render_markdown
+    from ..lms.render import MAX_ANSWER_CHARS, render_markdown
 
-    sys.stdout.write(render_markdown(_read_text(args.file, "input")) + "\n")
+    text = _read_text(args.file, "input")
+    if len(text) > MAX_ANSWER_CHARS:
+        raise InputError(f"{args.file}: {len(text):,} characters, more than the limit of {MAX_ANSWER_CHARS:,} "
+                         "characters (MAX_ANSWER_CHARS)")
+    _write(render_markdown(text) + "\n")
     return 0
 
 
@@ -159,7 +189,44 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from ..testing.rounds import main as rounds
 
     argv = ["--delay", str(args.delay)] + (["--n", args.n] if args.n else [])
+    argv += ["--turn-delays", args.turn_delays] if args.turn_delays is not None else []
     return int(rounds(argv))
+
+
+def _shown(value: str) -> str:
+    return value if len(value) <= 24 else value[:20] + "…"
+
+
+def _whole(value: str) -> int | None:
+    """``value`` as a whole number of at most 18 digits, or None."""
+    digits = value.strip().lstrip("+-")
+    if not digits.isascii() or not digits.isdigit() or len(digits) > 18:
+        return None
+    return int(value)
+
+
+def _unit_id(value: str) -> int:
+    number = _whole(value)
+    if number is None or number < 0:
+        raise argparse.ArgumentTypeError(f"expected a unit id (a whole number >= 0), got {_shown(value)!r}")
+    return number
+
+
+def _page(value: str) -> int:
+    number = _whole(value)
+    if number is None or number < 1:
+        raise argparse.ArgumentTypeError(f"expected a page number >= 1, got {_shown(value)!r}")
+    return number
+
+
+def _second(value: str) -> float:
+    try:
+        second = float(value)
+    except ValueError:
+        second = math.nan
+    if not math.isfinite(second) or second < 0:
+        raise argparse.ArgumentTypeError(f"expected a second >= 0, got {_shown(value)!r}")
+    return second
 
 
 class _Parser(argparse.ArgumentParser):
@@ -202,10 +269,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     a = sub.add_parser("ask", help="ask a question at a slide or second: write the answer and cite it")
     a.add_argument("--course", required=True)
-    a.add_argument("--unit", required=True, type=int)
+    a.add_argument("--unit", required=True, type=_unit_id)
     where = a.add_mutually_exclusive_group(required=True)
-    where.add_argument("--page", type=int, help="open deck page (1-based PDF position)")
-    where.add_argument("--time", type=float, help="open video second")
+    where.add_argument("--page", type=_page, help="open deck page (1-based PDF position)")
+    where.add_argument("--time", type=_second, help="open video second (>= 0)")
     a.add_argument("--question", required=True)
     a.add_argument("--lang", default=None)
     a.add_argument("--variant", choices=VARIANTS, default="default")
@@ -220,6 +287,7 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="LLM rounds per citation pass against a local chat-completions server")
     b.add_argument("--delay", type=float, default=0.2, help="seconds the local server waits before every reply")
     b.add_argument("--n", default=None, help="used citations, e.g. 1,5,10,20")
+    b.add_argument("--turn-delays", default=None, help="delays of the whole-turn comparison, e.g. 0.2,1.0")
     b.set_defaults(func=cmd_bench)
     return p
 
@@ -233,6 +301,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT if isinstance(exc, InputError) else EXIT_FAILED
     except BrokenPipeError:
         return 0
+    except Exception as exc:  # noqa: BLE001  (the one boundary: one line, never a traceback)
+        detail = " ".join(str(exc).split())[:200]
+        print(f"citation-studio: internal error: {type(exc).__name__}{': ' + detail if detail else ''}",
+              file=sys.stderr)
+        return EXIT_FAILED
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ ModelType = Literal["openai_chat", "offline"]
 Variant = Literal["default", "advanced"]
 VARIANTS: tuple[Variant, ...] = ("default", "advanced")
 KeywordStrategy = Literal["sequential", "batched"]
+PassOrder = Literal["parallel", "faq_then_lecture"]
 
 CITATION_PIPELINE = "citation_pipeline"
 CHAT_PIPELINE = "chat_pipeline"
@@ -50,7 +51,8 @@ class LlmConfig:
     models: dict[str, ModelConfig]
     # pipeline -> variant -> role -> model id
     llm_configuration: dict[str, dict[str, dict[str, str]]]
-    keyword_strategy: KeywordStrategy = "sequential"
+    keyword_strategy: KeywordStrategy = "batched"
+    pass_order: PassOrder = "parallel"
     deadline_seconds: float | None = 60.0  # the whole citation stage of one answer
     prompts: Traversable | None = None  # a folder of prompt templates; None: the packaged defaults
 
@@ -160,18 +162,21 @@ def load_config(directory: Traversable, override: str | None = None) -> LlmConfi
         llm_cfg = {p: {v: dict.fromkeys(roles, override) for v, roles in vs.items()} for p, vs in llm_cfg.items()}
 
     citation = app.get("citation", {}) or {}
-    strategy = citation.get("keyword_strategy", "sequential")
+    strategy = citation.get("keyword_strategy", "batched")
     if strategy not in ("sequential", "batched"):
         raise ConfigError(
             f"{app_path.name}: citation.keyword_strategy: {strategy!r} is not one of sequential, batched"
         )
+    order = citation.get("pass_order", "parallel")
+    if order not in ("parallel", "faq_then_lecture"):
+        raise ConfigError(f"{app_path.name}: citation.pass_order: {order!r} is not one of parallel, faq_then_lecture")
     deadline = citation.get("deadline_seconds", 60)
     if deadline is not None and (isinstance(deadline, bool) or not isinstance(deadline, int | float)
                                  or not 0 < deadline < 86_400):
         raise ConfigError(f"{app_path.name}: citation.deadline_seconds: expected seconds > 0 (or null), got "
                           f"{deadline!r}")
     prompts = directory.joinpath("prompts")
-    cfg = LlmConfig(models=models, llm_configuration=llm_cfg, keyword_strategy=strategy,
+    cfg = LlmConfig(models=models, llm_configuration=llm_cfg, keyword_strategy=strategy, pass_order=order,
                     deadline_seconds=None if deadline is None else float(deadline),
                     prompts=prompts if prompts.is_dir() else None)
     for pipeline, per_variant in REQUIRED_ROLES.items():

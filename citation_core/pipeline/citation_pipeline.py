@@ -7,20 +7,22 @@ run, so several runs may share one pipeline object at once.
 
 from __future__ import annotations
 
+import queue
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
-from ..contract import SourceRef
+from ..contract import SourceRef, insert_at
 from ..errors import PlacementError
-from ..llm.config import CITATION_PIPELINE, KeywordStrategy, LlmConfig
+from ..llm.config import CITATION_PIPELINE, KeywordStrategy, LlmConfig, PassOrder
 from ..llm.factory import create_model
 from ..sources import FaqSource, LectureSource, Source, Sources
 from .languages import choose_language
 from .model_calls import NO_DEADLINE, Deadline, ModelFactory, ModelLike, RoleModel
 from .phases import PHASES, PassKind, PassRun, Phase, run_phases
 from .prompts import Prompts
-from .trace import Failure, ProgressCallback, Trace
+from .trace import Failure, ProgressCallback, ProgressEvent, Trace
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,7 @@ class PassResult:
     used_seqs: tuple[int, ...]
     rewritten: bool
     trace: Trace
+    insertions: tuple[tuple[int, str], ...] = ()  # (offset in ``input_answer``, marker written there)
 
 
 @dataclass(frozen=True)
@@ -112,7 +115,8 @@ class CitationPipeline:
         enrichment: ModelLike = None,
         prompts: Prompts | None = None,
         *,
-        keyword_strategy: KeywordStrategy = "sequential",
+        keyword_strategy: KeywordStrategy = "batched",
+        pass_order: PassOrder = "parallel",
         variant: str = "default",
         deadline_seconds: float | None = None,
         phases: Sequence[Phase] = PHASES,
@@ -122,6 +126,7 @@ class CitationPipeline:
         self.enrichment = RoleModel.of(placement if enrichment is None else enrichment, "default", factory)
         self.prompts = prompts or Prompts.default()
         self.keyword_strategy: KeywordStrategy = keyword_strategy
+        self.pass_order: PassOrder = pass_order
         self.variant = variant
         self.deadline_seconds = deadline_seconds  # for the whole call (both passes); None: no deadline
         self.phases = tuple(phases)
@@ -143,6 +148,7 @@ class CitationPipeline:
             config.resolve(CITATION_PIPELINE, variant, "keyword_summary"),
             prompts or Prompts.of(config),
             keyword_strategy=keyword_strategy or config.keyword_strategy,
+            pass_order=config.pass_order,
             variant=variant,
             deadline_seconds=config.deadline_seconds,
             phases=phases,
@@ -157,22 +163,27 @@ class CitationPipeline:
         language: str | None = None,
         progress: ProgressCallback | None = None,
     ) -> CitationResult:
-        """The FAQ pass (if there are FAQs), then the lecture pass on its output.
+        """The FAQ pass and the lecture pass over ``answer``.
 
-        A placement failure ends the passes: the answer so far is returned, with the citations of a pass
-        that already succeeded, and the failure in that pass's trace. Both passes share one deadline:
-        a call it would cut fails like any model call (and is reported so), the answer is kept.
+        ``pass_order="parallel"`` runs both at once on the original answer and merges their markers by
+        offset (an FAQ marker first where both cite the same spot); ``"faq_then_lecture"`` runs the
+        seed's order, the lecture pass on the FAQ pass's output. A placement failure keeps the answer and
+        the citations of the other pass (in the seed's order: of a pass that already succeeded), with the
+        failure in that pass's trace. Both passes share one deadline: a call it would cut fails like any
+        model call (and is reported so), the answer is kept.
         """
         deadline = Deadline.after(self.deadline_seconds)
         given = sources if isinstance(sources, Sources) else Sources.of(sources)
-        text = answer
-        citations: list[Citation] = []
-        traces: dict[str, Trace] = {}
         passes: list[tuple[PassKind, Sequence[Source]]] = []
         if given.faqs:
             passes.append(("faq", given.faqs))
         if given.lecture:
             passes.append(("lecture", given.lecture))
+        if self.pass_order == "parallel" and len(passes) == 2:
+            return self._together(answer, passes, language, progress, deadline)
+        text = answer
+        citations: list[Citation] = []
+        traces: dict[str, Trace] = {}
         for kind, items in passes:
             try:
                 result = self.run_pass(text, items, kind=kind, language=language, progress=progress,
@@ -184,6 +195,39 @@ class CitationPipeline:
             text = result.answer
             citations.extend(result.citations)
         return CitationResult(answer, text, tuple(citations), traces)
+
+    def _together(self, answer: str, passes: list[tuple[PassKind, Sequence[Source]]], language: str | None,
+                  progress: ProgressCallback | None, deadline: Deadline) -> CitationResult:
+        """Both passes at once; their progress events reach ``progress`` on the calling thread."""
+        events: queue.SimpleQueue[ProgressEvent] = queue.SimpleQueue()
+        relay = events.put if progress is not None else None
+        outcomes: dict[str, PassResult | PlacementError] = {}
+
+        def one(kind: PassKind, items: Sequence[Source]) -> PassResult | PlacementError:
+            try:
+                return self.run_pass(answer, items, kind=kind, language=language, progress=relay, deadline=deadline)
+            except PlacementError as exc:
+                return exc
+
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="citation-pass") as pool:
+            futures = {kind: pool.submit(one, kind, items) for kind, items in passes}
+            pending = set(futures.values())
+            while pending:
+                _, pending = wait(pending, timeout=0.02)
+                while progress is not None and not events.empty():
+                    progress(events.get())
+            outcomes = {kind: f.result() for kind, f in futures.items()}
+        traces: dict[str, Trace] = {}
+        citations: list[Citation] = []
+        insertions: list[tuple[int, str]] = []
+        for kind, _ in passes:  # FAQ first: at the same offset its marker comes first
+            outcome = outcomes[kind]
+            traces[kind] = outcome.trace
+            if isinstance(outcome, PassResult):
+                citations.extend(outcome.citations)
+                insertions.extend(outcome.insertions)
+        insertions.sort(key=lambda ins: ins[0])  # stable
+        return CitationResult(answer, insert_at(answer, insertions), tuple(citations), traces)
 
     def run_pass(
         self,
@@ -215,10 +259,12 @@ class CitationPipeline:
             cites = tuple(Citation(s, entries[s].ref, run.enrichment.keywords.get(s, ""),
                                    run.enrichment.summaries.get(s, ""), entries[s].source, run.finals[s])
                           for s in run.used)
-            return PassResult(kind, answer, run.final, run.placed, cites, run.used, True, trace)
+            marks = tuple((ins.offset, run.finals[ins.seq]) for ins in run.placement.insertions)
+            return PassResult(kind, answer, run.final, run.placed, cites, run.used, True, trace, marks)
         if run.placed and run.used:  # enrichment or rewrite failed: the placement result, !seq markers kept
             cites = tuple(Citation(s, entries[s].ref, "", "", entries[s].source, entries[s].marker) for s in run.used)
-            return PassResult(kind, answer, run.placed, run.placed, cites, run.used, False, trace)
+            marks = tuple((ins.offset, entries[ins.seq].marker) for ins in run.placement.insertions)
+            return PassResult(kind, answer, run.placed, run.placed, cites, run.used, False, trace, marks)
         return PassResult(kind, answer, answer, answer, (), (), False, trace)
 
 

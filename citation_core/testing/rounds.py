@@ -21,14 +21,15 @@ import time
 from dataclasses import dataclass
 
 from ..contract import parse, strip_markers
-from ..llm.config import KeywordStrategy, ModelConfig
+from ..llm.config import KeywordStrategy, ModelConfig, PassOrder
 from ..pipeline import CitationPipeline
-from ..sources import PageChunk
+from ..sources import FaqSource, PageChunk, Sources
 from .cooperative import cooperative_handler
 from .server import LocalChatServer
 
 STRATEGIES: tuple[KeywordStrategy, ...] = ("sequential", "batched")
 BATCHED_LIMIT = 2.5  # rounds allowed for batched at N = 20
+TURN_LIMIT = 2.5  # rounds allowed for a whole turn, both passes at once, batched keywords
 
 
 # --- the material: N pages, an answer with N sentences -------------------------------------------------
@@ -88,6 +89,50 @@ def run_once(n: int, strategy: KeywordStrategy, delay: float) -> Row:
                int(usage["prompt_tokens"]), int(usage["completion_tokens"]), ", ".join(problems))
 
 
+def build_turn(lecture: int, faqs: int) -> tuple[str, Sources]:
+    """A chat turn's answer: ``lecture`` sentences each supported by one page, ``faqs`` by one FAQ."""
+    answer, pages = build_case(lecture)
+    entries = tuple(FaqSource(900 + k, f"Question{k} about rule{k}?", f"Rule{k} says policy{k} holds for everyone.")
+                    for k in range(1, faqs + 1))
+    answer += " " + " ".join(f"Rule{k} means policy{k} holds." for k in range(1, faqs + 1))
+    return answer, Sources(tuple(pages), entries)
+
+
+@dataclass(frozen=True)
+class TurnRow:
+    order: PassOrder
+    strategy: KeywordStrategy
+    delay: float
+    rounds: float
+    problem: str
+
+
+def run_turn(order: PassOrder, strategy: KeywordStrategy, delay: float, lecture: int = 5, faqs: int = 3) -> TurnRow:
+    answer, sources = build_turn(lecture, faqs)
+    with LocalChatServer(cooperative_handler(delay=delay)) as srv:
+        model = ModelConfig(id="bench", type="openai_chat", model="bench-model", base_url=srv.base_url,
+                            timeout=60.0, max_retries=0)
+        pipeline = CitationPipeline(model, keyword_strategy=strategy, pass_order=order)
+        t0 = time.perf_counter()
+        result = pipeline(answer, sources)
+        wall = time.perf_counter() - t0
+    kinds = [m.type for m in parse(result.answer, "client")]
+    problems = []
+    if kinds.count("L") != lecture or kinds.count("F") != faqs:
+        problems.append(f"cited {kinds.count('L')} of {lecture} pages and {kinds.count('F')} of {faqs} FAQs")
+    if result.failures:
+        problems.append("; ".join(f"{f.kind}: {f.message}" for f in result.failures))
+    if strip_markers(result.answer) != answer:
+        problems.append("answer text changed")
+    return TurnRow(order, strategy, delay, wall / delay, ", ".join(problems))
+
+
+def turn_table(rows: list[TurnRow]) -> str:
+    lines = ["| chat turn (5 lecture + 3 FAQ citations) | keywords | D (s) | rounds |", "|---|---|---:|---:|"]
+    lines += [f"| {r.order} | {r.strategy} | {r.delay:g} | {r.rounds:.2f} |" for r in rows]
+    return "\n".join(lines)
+
+
 def expected_rounds(n: int, strategy: KeywordStrategy) -> str:
     return f"{n + 1}" if strategy == "sequential" else "2"
 
@@ -122,6 +167,8 @@ def main(argv: list[str] | None = None) -> int:
                                      description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--delay", type=float, default=0.2, help="seconds the server waits before every reply")
     parser.add_argument("--n", type=parse_ns, default=[1, 5, 10, 20], help="used citations, e.g. 1,5,10,20")
+    parser.add_argument("--turn-delays", default="0.2,1.0",
+                        help="delays for the whole-turn comparison (FAQ + lecture passes), e.g. 0.2,1.0; empty: skip")
     args = parser.parse_args(argv)
     delay: float = args.delay
     if delay <= 0:
@@ -134,6 +181,16 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(row)
             print(f"N={n:>3} {strategy:<10} {row.rounds:6.2f} rounds", file=sys.stderr, flush=True)
     print(table(rows, delay))
+    turns: list[TurnRow] = []
+    for d in [float(x) for x in args.turn_delays.split(",") if x.strip()]:
+        for order in ("faq_then_lecture", "parallel"):
+            for strategy in STRATEGIES:
+                turns.append(run_turn(order, strategy, d))  # type: ignore[arg-type]
+                print(f"turn D={d:g} {order:<16} {strategy:<10} {turns[-1].rounds:6.2f} rounds", file=sys.stderr,
+                      flush=True)
+    if turns:
+        print()
+        print(turn_table(turns))
 
     status = 0
     for r in rows:
@@ -147,6 +204,13 @@ def main(argv: list[str] | None = None) -> int:
             status = 1
     if not limit:
         print("note: N=20 not measured, the batched limit was not checked", file=sys.stderr)
+    for t in turns:
+        if t.problem:
+            print(f"FAIL: turn {t.order} {t.strategy}: {t.problem}", file=sys.stderr)
+            status = 1
+        if t.order == "parallel" and t.strategy == "batched" and t.rounds > TURN_LIMIT:
+            print(f"FAIL: a parallel batched turn took {t.rounds:.2f} rounds (limit {TURN_LIMIT})", file=sys.stderr)
+            status = 1
     return status
 
 
