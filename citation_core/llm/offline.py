@@ -39,30 +39,39 @@ GENERIC = frozenset(
 
 
 def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_coverage: float = 0.5) -> str:
-    """Insert source ids behind the answer sentences they support; change nothing else."""
+    """Insert source ids behind the answer sentences they support; change nothing else.
+
+    A sentence is scored against each source sharing at least two stemmed terms with it: the idf-weighted
+    share of the smaller side that the two have in common. Term weights and each source's total weight
+    are computed once; a sentence only meets the sources that share a term with it (an inverted index).
+    """
     docs = [(str(s["id"]), stems(str(s.get("content", "")))) for s in sources]
     if not docs:
         return answer
     df: Counter[str] = Counter(t for _, toks in docs for t in toks)
     n = len(docs)
-
-    def idf(t: str) -> float:
-        return math.log(1 + n / (1 + df[t])) + 0.1
+    unseen = math.log(1 + n) + 0.1
+    idf = {t: math.log(1 + n / (1 + c)) + 0.1 for t, c in df.items()}
+    weight = [sum(idf[t] for t in toks) for _, toks in docs]
+    postings: dict[str, list[int]] = {}
+    for i, (_, toks) in enumerate(docs):
+        for t in toks:
+            postings.setdefault(t, []).append(i)
 
     inserts: list[tuple[int, str]] = []
     for sent in sentences(answer):
         words = stems(sent.text)
         if len(words) < 2:
             continue
-        total = sum(idf(t) for t in words)
+        total = sum(idf.get(t, unseen) for t in words)
+        hits: Counter[int] = Counter(i for t in words for i in postings.get(t, ()))
         scored = []
-        for i, (sid, toks) in enumerate(docs):
+        for i in sorted(i for i, c in hits.items() if c >= 2):
+            sid, toks = docs[i]
             shared = words & toks
-            if len(shared) < 2:
-                continue
             # overlap coefficient: a short source fully inside a longer sentence counts as support
-            base = min(total, sum(idf(t) for t in toks))
-            scored.append((sum(idf(t) for t in shared) / base, -i, sid))
+            base = min(total, weight[i])
+            scored.append((sum(idf[t] for t in shared) / base, -i, sid))
         scored.sort(reverse=True)
         chosen = [s for s in scored[:2] if s[0] >= min_coverage and s[0] >= 0.85 * scored[0][0]]
         if chosen:
