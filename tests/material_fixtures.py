@@ -1,7 +1,8 @@
 """Helpers that build small (and deliberately bad or odd) material files in a test's tmp_path.
 
-The real decks and transcripts live outside the repository, in REAL_DIR; they are read in
-place and never copied into the project.
+The real decks and transcripts live outside the repository, in REAL_DIR (see tests/conftest.py); they
+are read in place and never copied into the project. Tests that read them carry ``@pytest.mark.real``
+(or use the ``real_dir`` fixture) and are skipped on a machine without that folder.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import yaml
 from fpdf import FPDF
 from pypdf.constants import PageLabelStyle
 
-REAL_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "real"
+from tests.conftest import REAL_DIR
+
 REAL_DECKS = REAL_DIR / "decks"
 REAL_TRANSCRIPTS = REAL_DIR / "transcripts"
 METROPOLIS = REAL_DECKS / "en_metropolis_demo.pdf"

@@ -11,8 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from citation_core.contract import parse
 from citation_core.lms.store import LmsStore
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.conftest import ROOT
 
 
 @pytest.fixture(autouse=True)
@@ -70,11 +69,22 @@ def test_chip_preview_page_lists_every_parser() -> None:
 
 
 def test_language_qa_page_flags_languages() -> None:
+    """The offline model answers in the material's language (en): de and fr are flagged, en is not."""
     at = page("language_qa.py")
     at.button[0].click().run()
     assert not at.exception, at.exception
-    assert len(at.dataframe) == 3  # en, de, fr side by side
-    assert any("mismatch" in s.value for s in at.error) or any("mismatch" in s.value for s in at.success)
+    assert [m.value for m in at.markdown if m.value.startswith("### ")] == [
+        "### English `en`", "### Deutsch `de`", "### Français `fr`"]
+    assert any("offline model cannot translate" in i.value for i in at.info)
+    verdicts = [list(df.value["verdict"]) for df in at.dataframe]  # en, de, fr side by side
+    assert len(verdicts) == 3 and all(verdicts)
+    en, de, fr = (sum(v == "❌ mismatch" for v in column) for column in verdicts)
+    assert en == 0 and "✅ ok" in verdicts[0]
+    assert de > 0 and fr > 0
+    # the headline of each column counts the same mismatches as its table
+    assert [s.value for s in at.success] == [f"0 mismatch(es) in {len(verdicts[0])} fields"]
+    assert [e.value for e in at.error] == [f"{de} mismatch(es) in {len(verdicts[1])} fields",
+                                           f"{fr} mismatch(es) in {len(verdicts[2])} fields"]
 
 
 def test_library_page_lists_pages_with_their_number_source() -> None:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from functools import cache
 from pathlib import Path
+
+import pytest
 
 from citation_core.contract import parse, strip_markers
 from citation_core.lms.resolve import resolve_citations, unit_table
@@ -15,12 +16,10 @@ from citation_core.lms.versions import stamp_versions
 from citation_core.material.library import CourseMaterial, load_material
 from citation_core.material.models import MaterialVersions
 
-SAMPLES = Path(__file__).resolve().parents[1] / "sample_decks"
 
-
-@cache
-def material() -> CourseMaterial:
-    return load_material(SAMPLES)
+@pytest.fixture(scope="module")
+def material(sample_course: Path) -> CourseMaterial:
+    return load_material(sample_course)
 
 
 ANSWER = (
@@ -52,17 +51,25 @@ def test_store_survives_reopening_and_uses_wal(tmp_path: Path) -> None:
 def test_store_takes_writes_from_several_threads(tmp_path: Path) -> None:
     store = LmsStore(tmp_path / "lms.sqlite3")
     conv = store.create_conversation("s", 1, 101, "t")
+    start = threading.Barrier(4, timeout=10)  # all four write at the same time, not one after the other
+    failures: list[BaseException] = []
 
     def write(n: int) -> None:
-        for i in range(20):
-            store.add_message(conv, "user", f"{n}-{i}")
+        try:
+            start.wait()
+            for i in range(20):
+                store.add_message(conv, "user", f"{n}-{i}")
+        except BaseException as exc:  # noqa: BLE001  (reported below, with the other threads' results)
+            failures.append(exc)
 
     threads = [threading.Thread(target=write, args=(n,)) for n in range(4)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert len(store.messages(conv)) == 80
+    assert failures == []
+    contents = sorted(m.content for m in store.messages(conv))
+    assert contents == sorted(f"{n}-{i}" for n in range(4) for i in range(20))
 
 
 def test_stamp_versions_from_the_cited_units_current_material() -> None:
@@ -74,40 +81,40 @@ def test_stamp_versions_from_the_cited_units_current_material() -> None:
     assert stamp_versions(stamped, versions.get) == stamped  # idempotent
 
 
-def test_server_side_resolution_of_lecture_citations() -> None:
-    infos = resolve_citations(ANSWER, material())
+def test_server_side_resolution_of_lecture_citations(material: CourseMaterial) -> None:
+    infos = resolve_citations(ANSWER, material)
     assert [i.to_json() for i in infos] == [
         {"entityId": 101, "lectureTitle": "Lecture 1: Divide and Conquer",
          "lectureUnitTitle": "Merge Sort and the Master Theorem", "lectureId": 10, "courseId": 1},
         {"entityId": 201, "lectureTitle": "Lecture 2: Hashing", "lectureUnitTitle": "Hash Tables",
          "lectureId": 20, "courseId": 1},
     ]
-    table = unit_table(material())
+    table = unit_table(material)
     assert table["101"]["hasVideo"] and not table["201"]["hasVideo"]
 
 
-def test_sources_list_dedupes_sorts_and_uses_printed_numbers() -> None:
-    lines = source_lines(ANSWER, material())
-    title6 = material().unit(101).deck.page(6).title  # type: ignore[union-attr]
-    title10 = material().unit(201).deck.page(10).title  # type: ignore[union-attr]
+def test_sources_list_dedupes_sorts_and_uses_printed_numbers(material: CourseMaterial) -> None:
+    lines = source_lines(ANSWER, material)
+    title6 = material.unit(101).deck.page(6).title  # type: ignore[union-attr]
+    title10 = material.unit(201).deck.page(10).title  # type: ignore[union-attr]
     assert lines == [
         f"📄 Hash Tables (slide 7, section: {title10})",
         f"📄 Merge Sort and the Master Theorem (slide 4, section: {title6})",
         "🎬 Merge Sort and the Master Theorem (video 3:14–3:21)",
         "❓ Course FAQ (question: When and how is the final exam held?)",
     ]
-    rendered = with_sources_list(ANSWER, material())
+    rendered = with_sources_list(ANSWER, material)
     assert rendered.startswith(strip_markers(ANSWER).strip() + "\n\nSources:\n📄 Hash Tables")
-    assert with_sources_list("No markers here.", material()) == "No markers here."
+    assert with_sources_list("No markers here.", material) == "No markers here."
 
 
-def test_unit_table_names_slides_by_printed_number_and_title() -> None:
-    table = unit_table(material())
-    deck = material().unit(101).deck
+def test_unit_table_names_slides_by_printed_number_and_title(material: CourseMaterial) -> None:
+    table = unit_table(material)
+    deck = material.unit(101).deck
     assert deck is not None
     # deck index 6 prints "4" (title and agenda slides before it are unnumbered)
     assert table["101"]["slides"]["6"] == {"printed": "4", "title": deck.page(6).title}
     assert table["101"]["slides"]["2"] == {"printed": None, "title": deck.page(2).title}
     assert set(table["101"]["slides"]) == {str(p.page_number) for p in deck.pages}
-    for uid, um in material().units.items():
+    for uid, um in material.units.items():
         assert bool(table[str(uid)]["slides"]) == (um.deck is not None)

@@ -34,17 +34,17 @@ METROPOLIS_PRINTED: list[str | None] = [
 
 
 @pytest.fixture(scope="module")
-def metropolis() -> Deck:
+def metropolis(real_dir: Path) -> Deck:
     return load_deck(METROPOLIS)
 
 
 @pytest.fixture(scope="module")
-def elte() -> Deck:
+def elte(real_dir: Path) -> Deck:
     return load_deck(ELTE)
 
 
 @pytest.fixture(scope="module")
-def tut_python() -> Deck:
+def tut_python(real_dir: Path) -> Deck:
     return load_deck(TUT_PYTHON)
 
 
@@ -71,6 +71,7 @@ def test_metropolis_overlay_pages_share_one_printed_number(metropolis: Deck) -> 
     assert "This is really important" in metropolis.page(18).text
 
 
+@pytest.mark.real
 def test_metropolis_without_page_labels_reads_the_same_numbers_from_the_text(tmp_path: Path) -> None:
     deck = load_deck(without_page_labels(METROPOLIS, tmp_path / "nolabels.pdf"))
     expected = [
@@ -79,6 +80,7 @@ def test_metropolis_without_page_labels_reads_the_same_numbers_from_the_text(tmp
     assert numbers(deck) == expected
 
 
+@pytest.mark.real
 def test_elte_has_no_page_labels_and_prints_n_of_27(elte: Deck) -> None:
     reader = pypdf.PdfReader(ELTE)
     assert "/PageLabels" not in reader.root_object  # ...yet pypdf answers 1..27:
@@ -110,6 +112,7 @@ def test_page_text_is_kept_per_page(elte: Deck) -> None:
 # --- manifest overrides ---------------------------------------------------------------------
 
 
+@pytest.mark.real
 def test_manifest_override_wins_over_labels_and_text(tmp_path: Path) -> None:
     deck = load_deck(METROPOLIS, {1: "0", 4: None, 12: "XII", 99: "1"})
     assert numbers(deck)[:5] == [
@@ -204,7 +207,7 @@ def bad_scanned(tmp_path: Path) -> Path:
         (bad_not_pdf, "notes.pdf", "not a PDF"),
         (bad_empty, "empty.pdf", "empty file"),
         (bad_missing, "missing.pdf", "not found"),
-        (bad_truncated, "truncated.pdf", "corrupt or truncated"),
+        pytest.param(bad_truncated, "truncated.pdf", "corrupt or truncated", marks=pytest.mark.real),
         (bad_encrypted, "locked.pdf", "password"),
         (bad_scanned, "scanned.pdf", "no extractable text on any of its 3 pages"),
     ],
@@ -236,6 +239,7 @@ def test_a_single_textless_page_is_a_warning_not_an_error(tmp_path: Path) -> Non
 # --- thumbnails -----------------------------------------------------------------------------
 
 
+@pytest.mark.real
 def test_render_page_png_gives_a_png_of_the_requested_width() -> None:
     data = render_page_png(METROPOLIS, 2, width=200)
     assert data.startswith(b"\x89PNG\r\n\x1a\n")
@@ -244,6 +248,7 @@ def test_render_page_png_gives_a_png_of_the_requested_width() -> None:
         assert 100 < image.height < 200  # 4:3 slide
 
 
+@pytest.mark.real
 def test_render_page_png_rejects_a_page_outside_the_deck() -> None:
     with pytest.raises(MaterialError, match=r"^en_metropolis_demo\.pdf: page 32 is out of range 1\.\.31$"):
         render_page_png(METROPOLIS, 32)

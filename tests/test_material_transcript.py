@@ -28,6 +28,7 @@ EXPECTED_SRT = (
 )
 
 
+@pytest.mark.real
 def test_real_srt_loads_all_919_cues() -> None:
     transcript = load_transcript(PAINLESS_SRT)
     cues = transcript.cues

@@ -9,12 +9,10 @@ import pytest
 from citation_core.errors import MaterialError
 from citation_core.material.course import load_course
 from citation_core.material.uploads import Upload, add_upload
+from tests.conftest import SAMPLE_COURSE
 
-from .material_fixtures import REAL_DIR
-
-SAMPLES = Path(__file__).resolve().parents[1] / "sample_decks"
-DECK = (SAMPLES / "decks" / "hash_tables.pdf").read_bytes()
-VTT = (SAMPLES / "transcripts" / "merge_sort.vtt").read_bytes()
+DECK = (SAMPLE_COURSE / "decks" / "hash_tables.pdf").read_bytes()
+VTT = (SAMPLE_COURSE / "transcripts" / "merge_sort.vtt").read_bytes()
 
 
 def test_upload_creates_a_unit_and_reupload_bumps_the_attachment_version(tmp_path: Path) -> None:
@@ -26,7 +24,7 @@ def test_upload_creates_a_unit_and_reupload_bumps_the_attachment_version(tmp_pat
     second = add_upload(tmp_path, Upload("hash_tables.pdf", DECK))
     assert (second.unit_id, second.attachment_version, second.replaced) == (9001, 2, True)
     assert load_course(tmp_path).units[0].versions.attachment == 2
-    other = add_upload(tmp_path, Upload("ngram.pdf", (REAL_DIR / "decks" / "en_elte_nlp_4-ngram_lm.pdf").read_bytes()))
+    other = add_upload(tmp_path, Upload("merge.pdf", (SAMPLE_COURSE / "decks" / "merge_sort.pdf").read_bytes()))
     assert other.unit_id == 9002 and len(load_course(tmp_path).units) == 2
 
 

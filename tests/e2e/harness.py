@@ -1,4 +1,8 @@
-"""Start the real app on 127.0.0.1 and drive it in headless Chromium (Debian's /usr/bin/chromium)."""
+"""Start the real app on 127.0.0.1 and drive it in headless Chromium (Debian's /usr/bin/chromium).
+
+``running_app`` is the one way the tests, the screenshots and the benchmarks start Streamlit, and
+``launch`` the one way they start Chromium (tests get both through the fixtures in tests/conftest.py).
+"""
 
 from __future__ import annotations
 
@@ -26,13 +30,18 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_app(env: dict[str, str] | None = None, timeout: float = 60.0) -> Iterator[str]:
-    """The app as `make run` starts it, on a free port, with extra environment (e.g. its own database)."""
+def running_app(env: dict[str, str] | None = None, timeout: float = 60.0, script: Path | None = None) -> Iterator[str]:
+    """The app as `make run` starts it, on a free port, with extra environment (e.g. its own database).
+
+    ``script`` runs another Streamlit script the same way (the checkout is on its import path).
+    """
     port = free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address", "127.0.0.1",
+    cmd = [sys.executable, "-m", "streamlit", "run", str(script or ROOT / "app.py"), "--server.address", "127.0.0.1",
            "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
     log = open(os.devnull, "w")  # noqa: SIM115
-    proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, **(env or {})}, stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, "PYTHONPATH": path, **(env or {})}, stdout=log,
+                            stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + timeout
@@ -45,7 +54,7 @@ def running_app(env: dict[str, str] | None = None, timeout: float = 60.0) -> Ite
                 pass
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"the app did not start on {url}")
-            time.sleep(0.3)
+            time.sleep(0.3)  # poll the health endpoint until the server answers
         yield url
     finally:
         proc.terminate()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,9 +12,11 @@ import pytest
 from citation_core.contract import parse
 from citation_core.lms.store import LmsStore
 
-from .harness import CHROMIUM, ask, caption_text, choose_unit, go_to_page, launch, open_ask, running_app, video_time
+from .harness import ask, caption_text, choose_unit, go_to_page, open_ask, running_app, video_time
 
-pytestmark = [pytest.mark.e2e, pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")]
+pytestmark = pytest.mark.e2e
+
+NewPage = Callable[..., tuple[Any, list[str]]]
 
 
 @pytest.fixture(scope="module")
@@ -22,24 +24,6 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     db = tmp_path_factory.mktemp("lms") / "lms.sqlite3"
     with running_app({"CITATION_STUDIO_DB": str(db)}) as url:
         yield url, db
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = launch(pw)
-        yield b
-        b.close()
-
-
-def new_page(browser: Any) -> tuple[Any, Any, list[str]]:
-    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    return ctx, page, errors
 
 
 def last_answer(db: Path, session_question: str) -> str:
@@ -52,9 +36,9 @@ def last_answer(db: Path, session_question: str) -> str:
     raise AssertionError("answer not stored")
 
 
-def test_ask_hover_and_jump_to_the_slide_and_the_second(app: tuple[str, Path], browser: Any) -> None:
+def test_ask_hover_and_jump_to_the_slide_and_the_second(app: tuple[str, Path], new_page: NewPage) -> None:
     url, db = app
-    ctx, page, errors = new_page(browser)
+    page, errors = new_page()
     open_ask(page, url)
     go_to_page(page, 6)
     assert caption_text(page) == "Slide 4 (page 6 of 17)"
@@ -106,13 +90,12 @@ def test_ask_hover_and_jump_to_the_slide_and_the_second(app: tuple[str, Path], b
     page.get_by_role("button", name=re.compile("How does the merge procedure")).click()
     page.locator("[data-testid=stChatMessage]").last.locator("button.cite-chip").first.wait_for()
     assert errors == []
-    ctx.close()
 
 
-def test_two_sessions_do_not_see_each_other(app: tuple[str, Path], browser: Any) -> None:
+def test_two_sessions_do_not_see_each_other(app: tuple[str, Path], new_page: NewPage) -> None:
     url, _ = app
-    ctx_a, a, _ = new_page(browser)
-    ctx_b, b, _ = new_page(browser)
+    a, _ = new_page()
+    b, _ = new_page()
     open_ask(a, url)
     open_ask(b, url)
     go_to_page(a, 6)
@@ -133,13 +116,11 @@ def test_two_sessions_do_not_see_each_other(app: tuple[str, Path], browser: Any)
         tip.wait_for(state="visible")
         assert unit in tip.inner_text()
         page.mouse.move(0, 0)
-    ctx_a.close()
-    ctx_b.close()
 
 
-def test_chip_preview_renders_every_vector_without_errors(app: tuple[str, Path], browser: Any) -> None:
+def test_chip_preview_renders_every_vector_without_errors(app: tuple[str, Path], new_page: NewPage) -> None:
     url, _ = app
-    ctx, page, errors = new_page(browser)
+    page, errors = new_page()
     console: list[str] = []
     page.on("console", lambda m: console.append(m.text) if m.type == "error" and "ERR_" not in m.text else None)
     page.goto(url)
@@ -154,14 +135,12 @@ def test_chip_preview_renders_every_vector_without_errors(app: tuple[str, Path],
     assert chips.count() >= 25
     assert page.locator(".cite-raw").count() == 0  # every candidate became a chip or plain text
     assert errors == [] and console == []
-    ctx.close()
 
 
-def test_a_deep_link_as_the_first_request_gets_the_whole_app(browser: Any, tmp_path: Path) -> None:
-    with running_app({"CITATION_STUDIO_DB": str(tmp_path / "lms.sqlite3")}) as url:
-        ctx, page, errors = new_page(browser)
-        page.goto(f"{url}/library")
-        page.get_by_text("Upload a deck").wait_for(timeout=60_000)
-        assert page.get_by_role("link", name="Chip preview").count() == 1  # the app's navigation is there
-        assert errors == []
-        ctx.close()
+def test_a_deep_link_as_the_first_request_gets_the_whole_app(start_app: Callable[..., str], new_page: NewPage) -> None:
+    url = start_app()
+    page, errors = new_page()
+    page.goto(f"{url}/library")
+    page.get_by_text("Upload a deck").wait_for(timeout=60_000)
+    assert page.get_by_role("link", name="Chip preview").count() == 1  # the app's navigation is there
+    assert errors == []

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +21,9 @@ import yaml
 
 from citation_core.testing.server import LocalChatServer, Reply
 
-from .harness import CHROMIUM, ROOT, ask, launch, running_app, wait_idle
+from .harness import ROOT, ask, running_app, wait_idle
 
-pytestmark = [pytest.mark.e2e, pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")]
+pytestmark = pytest.mark.e2e
 
 DEJAVU = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
 
@@ -219,117 +219,105 @@ def visible_tip(page: Any, text: str) -> Any:
     return tip
 
 
-def test_hostile_material_and_model_output_stay_text(hostile_app: tuple[str, LocalChatServer]) -> None:
-    from playwright.sync_api import sync_playwright
-
+def test_hostile_material_and_model_output_stay_text(hostile_app: tuple[str, LocalChatServer],
+                                                     new_page: Callable[..., tuple[Any, list[str]]]) -> None:
     url, server = hostile_app
-    with sync_playwright() as pw:
-        browser = launch(pw)
-        ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-        page = ctx.new_page()
-        errors: list[str] = []
-        dialogs: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
+    page, errors = new_page(1280, 900)
+    dialogs: list[str] = []
 
-        def on_dialog(d: Any) -> None:
-            dialogs.append(f"{d.type}: {d.message}")
-            d.dismiss()
+    def on_dialog(d: Any) -> None:
+        dialogs.append(f"{d.type}: {d.message}")
+        d.dismiss()
 
-        page.on("dialog", on_dialog)
-        page.goto(url)
-        page.get_by_text("Ask about what you see").wait_for(timeout=60_000)
-        wait_idle(page)
-        # the unit name (a subheader) and the viewer: page 2's title is the <script> payload
-        literal(page, UNIT_SCRIPT_11)
-        page.get_by_role("button", name="▶").click()
-        wait_idle(page)
-        assert "(page 2 of 6)" in page.get_by_test_id("viewer-caption").inner_text()
-        assert_nothing_ran(page, dialogs, errors, "Ask page, slide 2")
+    page.on("dialog", on_dialog)
+    page.goto(url)
+    page.get_by_text("Ask about what you see").wait_for(timeout=60_000)
+    wait_idle(page)
+    # the unit name (a subheader) and the viewer: page 2's title is the <script> payload
+    literal(page, UNIT_SCRIPT_11)
+    page.get_by_role("button", name="▶").click()
+    wait_idle(page)
+    assert "(page 2 of 6)" in page.get_by_test_id("viewer-caption").inner_text()
+    assert_nothing_ran(page, dialogs, errors, "Ask page, slide 2")
 
-        # 1) a written answer: the writer, placement, keyword and summary replies all carry payloads
-        ask(page, QUESTION)
-        answer = page.locator("[data-testid=stChatMessage]").last
-        for text in ("window.__xss=5", "onerror=\"window.__xss=6\"", "javascript:window.__xss=7"):
-            literal(page, text, answer)
-        literal(page, SCRIPT_5, answer)
-        question = page.locator("[data-testid=stChatMessage]").nth(-2)
-        literal(page, "onerror=\"window.__xss=13\"", question)
-        chips = answer.locator("button.cite-chip")
-        assert chips.count() >= 2, "expected a slide chip and an FAQ chip"
-        assert answer.locator("button.cite-chip--faq").count() >= 1
-        assert IMG_8 in chips.first.inner_text()  # the keyword is the chip label, as text
-        answer.locator("button.cite-chip--slide").first.hover()
-        tip = visible_tip(page, "__xss=8")
-        assert "onerror" in tip.inner_text() and UNIT_SCRIPT_11 in tip.inner_text()
-        page.mouse.move(0, 0)
-        answer.locator("button.cite-chip--faq").first.hover()
-        visible_tip(page, "__xss=12")
-        page.mouse.move(0, 0)
-        assert_nothing_ran(page, dialogs, errors, "written answer")
+    # 1) a written answer: the writer, placement, keyword and summary replies all carry payloads
+    ask(page, QUESTION)
+    answer = page.locator("[data-testid=stChatMessage]").last
+    for text in ("window.__xss=5", "onerror=\"window.__xss=6\"", "javascript:window.__xss=7"):
+        literal(page, text, answer)
+    literal(page, SCRIPT_5, answer)
+    question = page.locator("[data-testid=stChatMessage]").nth(-2)
+    literal(page, "onerror=\"window.__xss=13\"", question)
+    chips = answer.locator("button.cite-chip")
+    assert chips.count() >= 2, "expected a slide chip and an FAQ chip"
+    assert answer.locator("button.cite-chip--faq").count() >= 1
+    assert IMG_8 in chips.first.inner_text()  # the keyword is the chip label, as text
+    answer.locator("button.cite-chip--slide").first.hover()
+    tip = visible_tip(page, "__xss=8")
+    assert "onerror" in tip.inner_text() and UNIT_SCRIPT_11 in tip.inner_text()
+    page.mouse.move(0, 0)
+    answer.locator("button.cite-chip--faq").first.hover()
+    visible_tip(page, "__xss=12")
+    page.mouse.move(0, 0)
+    assert_nothing_ran(page, dialogs, errors, "written answer")
 
-        # the Trace tab (prompts, raw placement output, model calls) and the Raw answer tab
-        page.get_by_test_id("stButtonGroup").get_by_text("Trace", exact=True).click()
-        wait_idle(page)
-        for header in page.locator("[data-testid=stExpander] summary").filter(has_text="pass").all():
-            header.click()
-        wait_idle(page)
-        literal(page, "window.__xss=1")  # the slide text in a prompt
-        literal(page, "window.__xss=4")  # the FAQ answer in the FAQ placement prompt
-        assert_nothing_ran(page, dialogs, errors, "Trace tab")
-        page.get_by_test_id("stButtonGroup").get_by_text("Raw answer", exact=True).click()
-        wait_idle(page)
-        literal(page, SCRIPT_5)
-        assert_nothing_ran(page, dialogs, errors, "Raw answer tab")
+    # the Trace tab (prompts, raw placement output, model calls) and the Raw answer tab
+    page.get_by_test_id("stButtonGroup").get_by_text("Trace", exact=True).click()
+    wait_idle(page)
+    for header in page.locator("[data-testid=stExpander] summary").filter(has_text="pass").all():
+        header.click()
+    wait_idle(page)
+    literal(page, "window.__xss=1")  # the slide text in a prompt
+    literal(page, "window.__xss=4")  # the FAQ answer in the FAQ placement prompt
+    assert_nothing_ran(page, dialogs, errors, "Trace tab")
+    page.get_by_test_id("stButtonGroup").get_by_text("Raw answer", exact=True).click()
+    wait_idle(page)
+    literal(page, SCRIPT_5)
+    assert_nothing_ran(page, dialogs, errors, "Raw answer tab")
 
-        # 2) a pasted answer with the same payloads (QA mode: retrieval, placement, keywords, summaries)
-        ask(page, PASTED_QUESTION, pasted=PASTED_ANSWER)
-        answer = page.locator("[data-testid=stChatMessage]").last
-        literal(page, "Merging needs an auxiliary array", answer)
-        literal(page, SCRIPT_5, answer)
-        literal(page, "javascript:window.__xss=7", answer)
-        assert answer.locator("button.cite-chip").count() >= 1
-        answer.locator("button.cite-chip").first.hover()
-        visible_tip(page, "__xss=8")
-        page.mouse.move(0, 0)
-        # the History expander lists the conversation titles (the question) as buttons
-        page.get_by_text(re.compile(r"History \(\d+ conversations?\)")).click()
-        wait_idle(page)
-        assert_nothing_ran(page, dialogs, errors, "pasted answer")
+    # 2) a pasted answer with the same payloads (QA mode: retrieval, placement, keywords, summaries)
+    ask(page, PASTED_QUESTION, pasted=PASTED_ANSWER)
+    answer = page.locator("[data-testid=stChatMessage]").last
+    literal(page, "Merging needs an auxiliary array", answer)
+    literal(page, SCRIPT_5, answer)
+    literal(page, "javascript:window.__xss=7", answer)
+    assert answer.locator("button.cite-chip").count() >= 1
+    answer.locator("button.cite-chip").first.hover()
+    visible_tip(page, "__xss=8")
+    page.mouse.move(0, 0)
+    # the History expander lists the conversation titles (the question) as buttons
+    page.get_by_text(re.compile(r"History \(\d+ conversations?\)")).click()
+    wait_idle(page)
+    assert_nothing_ran(page, dialogs, errors, "pasted answer")
 
-        # 3) the Library: unit tabs, page thumbnails with their titles, FAQs
-        page.get_by_role("link", name="Library").click()
-        page.get_by_text("Upload a deck").wait_for(timeout=30_000)
-        wait_idle(page)
-        literal(page, "printed")
-        for text in (SCRIPT_1, IMG_2):  # page titles in the thumbnail captions
-            literal(page, text)
-        literal(page, UNIT_SCRIPT_11)
-        page.get_by_role("tab", name="FAQs").click()
-        wait_idle(page)
-        assert_nothing_ran(page, dialogs, errors, "Library")
+    # 3) the Library: unit tabs, page thumbnails with their titles, FAQs
+    page.get_by_role("link", name="Library").click()
+    page.get_by_text("Upload a deck").wait_for(timeout=30_000)
+    wait_idle(page)
+    literal(page, "printed")
+    for text in (SCRIPT_1, IMG_2):  # page titles in the thumbnail captions
+        literal(page, text)
+    literal(page, UNIT_SCRIPT_11)
+    page.get_by_role("tab", name="FAQs").click()
+    wait_idle(page)
+    assert_nothing_ran(page, dialogs, errors, "Library")
 
-        assert any("tutor for the course" in _text_of(r.body["messages"][0]["content"]) for r in server.requests)
-        ctx.close()
-        browser.close()
+    assert any("tutor for the course" in _text_of(r.body["messages"][0]["content"]) for r in server.requests)
 
 
-def test_library_shows_titles_and_names_as_plain_text(hostile_app: tuple[str, LocalChatServer]) -> None:
-    from playwright.sync_api import sync_playwright
-
+def test_library_shows_titles_and_names_as_plain_text(hostile_app: tuple[str, LocalChatServer],
+                                                      new_page: Callable[..., tuple[Any, list[str]]]) -> None:
     url, _ = hostile_app
-    with sync_playwright() as pw:
-        browser = launch(pw)
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        foreign: list[str] = []
-        page.on("request", lambda r: foreign.append(r.url) if r.url.startswith(PIXEL_URL) else None)
-        page.goto(f"{url}/library")
-        page.get_by_text("Upload a deck").wait_for(timeout=60_000)
-        wait_idle(page)
-        literal(page, "printed")
-        page.wait_for_timeout(500)
-        captions = page.get_by_test_id("stCaptionContainer").all_inner_texts()
-        headline = page.get_by_text("unit 7701").first.inner_text()
-        browser.close()
+    page, _ = new_page(1280, 900)
+    foreign: list[str] = []
+    page.on("request", lambda r: foreign.append(r.url) if r.url.startswith(PIXEL_URL) else None)
+    page.goto(f"{url}/library")
+    page.get_by_text("Upload a deck").wait_for(timeout=60_000)
+    wait_idle(page)
+    literal(page, "printed")
+    page.wait_for_timeout(500)
+    captions = page.get_by_test_id("stCaptionContainer").all_inner_texts()
+    headline = page.get_by_text("unit 7701").first.inner_text()
     assert foreign == [], f"a slide title loaded {foreign}"
     assert any(LINK_3 in c for c in captions), f"the page 4 title is not shown as written: {captions}"
     assert any(PIXEL_TITLE in c for c in captions), f"the page 6 title is not shown as written: {captions}"

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from .harness import CHROMIUM, ROOT, ask, caption_text, go_to_page, launch, open_ask, running_app, wait_idle
+from .harness import ROOT, ask, caption_text, go_to_page, open_ask, wait_idle
 
-pytestmark = [pytest.mark.e2e, pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")]
+pytestmark = pytest.mark.e2e
 
 DECK = ROOT / "sample_decks" / "decks" / "hash_tables.pdf"
 STALE_TEXT = "The material changed since this answer was written"
@@ -24,46 +26,41 @@ def upload(page: object, expect: str) -> None:
     wait_idle(page)
 
 
-def test_reupload_makes_stored_chips_stale_and_their_click_opens_the_unit(tmp_path: Path) -> None:
-    from playwright.sync_api import sync_playwright
+def test_reupload_makes_stored_chips_stale_and_their_click_opens_the_unit(
+    tmp_path: Path, start_app: Callable[..., str], new_page: Callable[..., tuple[Any, list[str]]]
+) -> None:
+    url = start_app({"CITATION_STUDIO_LIBRARY": str(tmp_path / "lib")})
+    page, errors = new_page()
+    open_ask(page, url)
+    upload(page, "attachment version 1")
 
-    env = {"CITATION_STUDIO_DB": str(tmp_path / "lms.sqlite3"), "CITATION_STUDIO_LIBRARY": str(tmp_path / "lib")}
-    with running_app(env) as url, sync_playwright() as pw:
-        browser = launch(pw)
-        page = browser.new_page(viewport={"width": 1280, "height": 800})
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        open_ask(page, url)
-        upload(page, "attachment version 1")
+    page.get_by_role("link", name="Ask").click()
+    page.get_by_text("Ask about what you see").wait_for()
+    page.get_by_label("Course").click()
+    page.get_by_role("option", name="My uploads (id 900)").click()
+    wait_idle(page)
+    go_to_page(page, 5)
+    ask(page, "What is a hash collision?")
+    answer = page.locator("[data-testid=stChatMessage]").last
+    answer.locator("button.cite-chip--slide").first.wait_for()
+    assert answer.locator("button.cite-chip--stale").count() == 0
 
-        page.get_by_role("link", name="Ask").click()
-        page.get_by_text("Ask about what you see").wait_for()
-        page.get_by_label("Course").click()
-        page.get_by_role("option", name="My uploads (id 900)").click()
-        wait_idle(page)
-        go_to_page(page, 5)
-        ask(page, "What is a hash collision?")
-        answer = page.locator("[data-testid=stChatMessage]").last
-        answer.locator("button.cite-chip--slide").first.wait_for()
-        assert answer.locator("button.cite-chip--stale").count() == 0
+    upload(page, "attachment version 2")
+    page.get_by_role("link", name="Ask").click()
+    page.get_by_text("Ask about what you see").wait_for()
+    wait_idle(page)
+    answer = page.locator("[data-testid=stChatMessage]").last
+    stale = answer.locator("button.cite-chip--stale").first
+    stale.wait_for(timeout=15_000)
+    stale.hover()
+    page.locator(".cite-tip").filter(has_text=STALE_TEXT).first.wait_for(state="visible")
+    page.mouse.move(0, 0)
 
-        upload(page, "attachment version 2")
-        page.get_by_role("link", name="Ask").click()
-        page.get_by_text("Ask about what you see").wait_for()
-        wait_idle(page)
-        answer = page.locator("[data-testid=stChatMessage]").last
-        stale = answer.locator("button.cite-chip--stale").first
-        stale.wait_for(timeout=15_000)
-        stale.hover()
-        page.locator(".cite-tip").filter(has_text=STALE_TEXT).first.wait_for(state="visible")
-        page.mouse.move(0, 0)
-
-        go_to_page(page, 9)
-        stale.click()
-        page.get_by_text("This source changed since the answer was written").wait_for(timeout=15_000)
-        # the unit opens at its start, not at the stale position (the caption is drawn after the notice)
-        page.wait_for_function("() => document.querySelector('[data-testid=viewer-caption]')"
-                               "?.innerText.includes('(page 1 of 16)')", timeout=15_000)
-        assert "(page 1 of 16)" in caption_text(page)
-        assert errors == []
-        browser.close()
+    go_to_page(page, 9)
+    stale.click()
+    page.get_by_text("This source changed since the answer was written").wait_for(timeout=15_000)
+    # the unit opens at its start, not at the stale position (the caption is drawn after the notice)
+    page.wait_for_function("() => document.querySelector('[data-testid=viewer-caption]')"
+                           "?.innerText.includes('(page 1 of 16)')", timeout=15_000)
+    assert "(page 1 of 16)" in caption_text(page)
+    assert errors == []
