@@ -10,6 +10,8 @@ from citation_core.material.uploads import Upload, add_upload
 from studio import cached
 from studio.text import md_escape
 
+THUMBNAILS_PER_VIEW = 24  # a deck of thousands of pages shows them in ranges of this many
+
 st.title("Library")
 settings = cached.settings()
 
@@ -32,6 +34,8 @@ with st.expander("Upload a deck", expanded=False):
                 )
             except CitationStudioError as exc:
                 st.error(md_escape(exc))
+            except OSError as exc:  # the library folder cannot be written (permissions, a full disk)
+                st.error(md_escape(f"The upload could not be stored: {exc.strerror or exc}"))
             else:
                 verb = "Replaced" if res.replaced else "Added"
                 name = md_escape(res.unit_name)
@@ -56,11 +60,17 @@ for tab, um in zip(unit_tabs, material.units.values(), strict=False):
             st.markdown(f"Deck {md_escape(um.deck.path.name)} · {len(um.deck.pages)} pages")
             per_row = 4
             pages = list(um.deck.pages)
+            if len(pages) > THUMBNAILS_PER_VIEW:
+                ranges = [(i, min(i + THUMBNAILS_PER_VIEW, len(pages)))
+                          for i in range(0, len(pages), THUMBNAILS_PER_VIEW)]
+                first, last = st.selectbox("Pages shown", ranges, format_func=lambda r: f"pages {r[0] + 1}–{r[1]}",
+                                           key=f"thumbnails_{material.course.id}_{u.id}")
+                pages = pages[first:last]
             for i in range(0, len(pages), per_row):
                 cols = st.columns(per_row)
                 for col, p in zip(cols, pages[i:i + per_row], strict=False):
                     with col:
-                        st.image(cached.deck_png(um.deck.path, p.page_number, 320), use_container_width=True)
+                        st.image(cached.deck_png(um.deck.path, p.page_number, 320), width="stretch")
                         st.caption(f"page {p.page_number} · printed **{md_escape(p.display_page_number or '—')}** "
                                    f"({p.display_source}) · {md_escape(p.title[:40])}")
         if um.transcript is not None:

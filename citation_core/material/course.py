@@ -56,7 +56,10 @@ def load_course(root: Path) -> Course:
     root = manifest.parent.resolve()
     file = manifest.name
     if not manifest.is_file():
-        raise MaterialError(f"{file}: course manifest not found in {manifest.parent}")
+        raise MaterialError(f"{file}: {_not_a_manifest(manifest)}")
+    if not manifest.resolve().is_relative_to(root):
+        # a link to some other file: its content must not end up in an error message
+        raise MaterialError(f"{file}: is a symbolic link to a file outside the course folder; not read")
     data = _mapping(_read_yaml(manifest), file, "")
     _no_unknown(data, _COURSE_KEYS, file, "")
     course_id = _int(data, "id", file, "")
@@ -194,7 +197,7 @@ def _unit(
     if data.get("timeline") is not None:
         if deck is None:
             raise MaterialError(f"{file}: {where}.timeline: a timeline needs a deck")
-        timeline = parse_timeline(data["timeline"], file, f"{where}.timeline")
+        timeline = _timeline(data["timeline"], file, f"{where}.timeline")
     overrides = _display_numbers(data, file, where)
     if overrides and deck is None:
         raise MaterialError(f"{file}: {where}.display_numbers: display numbers need a deck")
@@ -211,6 +214,25 @@ def _unit(
         display_overrides=overrides,
         language=_language(data, "language", file, where, default=course_language),
     )
+
+
+def _timeline(raw: object, file: str, field: str) -> tuple[TimelineEntry, ...]:
+    try:
+        return parse_timeline(raw, file, field)
+    except OverflowError:  # an integer too large to be a number of seconds
+        index = next(
+            i for i, item in enumerate(raw if isinstance(raw, list) else [])
+            if isinstance(item, Mapping) and isinstance(item.get("at"), int) and not _fits_float(item["at"])
+        )
+        raise MaterialError(f"{file}: {field}[{index}].at: the number of seconds is too large") from None
+
+
+def _fits_float(value: int) -> bool:
+    try:
+        float(value)
+    except OverflowError:
+        return False
+    return True
 
 
 def _display_numbers(data: Mapping[str, object], file: str, where: str) -> dict[int, str | None]:
@@ -261,7 +283,19 @@ def _versions(data: Mapping[str, object], file: str, where: str) -> MaterialVers
 
 
 def _read_yaml(path: Path) -> object:
-    return read_yaml(path, MaterialError)
+    try:
+        return read_yaml(path, MaterialError)
+    except ValueError as err:  # a value YAML resolves but Python cannot build: a date 2024-13-45, a huge integer
+        reason = "a number with thousands of digits" if "integer string conversion" in str(err) else str(err)
+        raise MaterialError(f"{path.name}: invalid YAML: a value cannot be read ({reason})") from None
+
+
+def _not_a_manifest(path: Path) -> str:
+    if path.is_dir():
+        return f"is a directory, not a course manifest ({path})"
+    if path.exists():
+        return f"is not a regular file (a device, pipe or socket?) ({path})"
+    return f"course manifest not found in {path.parent}"
 
 
 def _join(where: str, key: str) -> str:
@@ -331,7 +365,8 @@ def _path(data: Mapping[str, object], key: str, file: str, where: str, root: Pat
         raise MaterialError(f"{file}: {field}: expected a file path, got {_shown(value)}")
     path = root / value.strip()
     if not path.is_file():
-        raise MaterialError(f"{file}: {field}: file not found: {value.strip()}")
+        what = "is a directory" if path.is_dir() else "is not a regular file" if path.exists() else "file not found"
+        raise MaterialError(f"{file}: {field}: {what}: {value.strip()}")
     return path
 
 

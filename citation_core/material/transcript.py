@@ -31,11 +31,14 @@ _TIMING_LINE = {
     "vtt": re.compile(rf"^\s*{_VTT_TIME}\s*-->\s*{_VTT_TIME}(?:\s.*)?$"),
     "srt": re.compile(rf"^\s*{_SRT_TIME}\s*-->\s*{_SRT_TIME}(?:\s.*)?$"),
 }
-_LOOKS_LIKE_TIME = re.compile(r"\d+:\d+")
-_VOICE = re.compile(r"<v(?:\.[\w-]+)*\s+([^>]*?)\s*>")
-_TAG = re.compile(r"<[^>]*>")
-_ASS_OVERRIDE = re.compile(r"\{\\[^}]*\}")
+# "digits:digits" somewhere in the line; one digit on each side is the same test, in linear time
+_LOOKS_LIKE_TIME = re.compile(r"\d:\d")
 _MAX_LISTED_WARNINGS = 20
+# the largest timestamp webvtt-py reads (9999999999:59:59.999); a cue timed after it would be dropped
+_MAX_MILLISECONDS = 10**10 * 3_600_000 - 1
+_MAX_DIGITS = 17  # a field with more significant digits is past that timestamp whatever its unit
+_TOO_LATE = "time after the largest timestamp 9999999999:59:59.999"
+_SHOWN_LINE = 60  # characters of a timing line quoted in an error
 
 
 @dataclass(frozen=True)
@@ -52,7 +55,7 @@ def load_transcript(path: Path) -> Transcript:
     if kind is None:
         raise MaterialError(f"{name}: unsupported transcript type '{path.suffix or '(none)'}' (expected .vtt or .srt)")
     if not path.is_file():
-        raise MaterialError(f"{name}: file not found ({path})")
+        raise MaterialError(f"{name}: {_not_a_file(path)}")
     try:
         text = path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as err:
@@ -111,7 +114,7 @@ def _scan_cue_blocks(text: str, kind: str, name: str) -> list[_CueBlock]:
         if timing is None:
             if kind == "srt" and _srt_cue_without_arrow(lines):
                 raise MaterialError(
-                    f"{name}: cue {len(blocks) + 1}: invalid timing line '{lines[1].strip()}' "
+                    f"{name}: cue {len(blocks) + 1}: invalid timing line '{_shown(lines[1])}' "
                     "(expected 'start --> end')"
                 )
             continue
@@ -119,13 +122,13 @@ def _scan_cue_blocks(text: str, kind: str, name: str) -> list[_CueBlock]:
         match = _TIMING_LINE[kind].match(timing)
         if match is None:
             hint = " (WebVTT writes '.' before the milliseconds)" if kind == "vtt" else ""
-            raise MaterialError(f"{name}: cue {number}: invalid timing line '{timing.strip()}'{hint}")
+            raise MaterialError(f"{name}: cue {number}: invalid timing line '{_shown(timing)}'{hint}")
         groups = match.groups()
         try:
             start_ms = _milliseconds(groups[:4], kind)
             end_ms = _milliseconds(groups[4:], kind)
         except ValueError as err:
-            raise MaterialError(f"{name}: cue {number}: {err} in '{timing.strip()}'") from err
+            raise MaterialError(f"{name}: cue {number}: {err} in '{_shown(timing)}'") from err
         blocks.append(_CueBlock(number, start_ms, end_ms))
     return blocks
 
@@ -155,26 +158,79 @@ def _srt_cue_without_arrow(lines: Sequence[str]) -> bool:
 
 
 def _milliseconds(parts: Sequence[str | None], kind: str) -> int:
-    """A timestamp read the way webvtt-py reads it for that format."""
+    """A timestamp read the way webvtt-py reads it for that format; ValueError when it cannot be."""
     hours, minutes, seconds, fraction = parts
     if minutes is None or seconds is None or fraction is None:
         raise ValueError("incomplete timestamp")
+    if any(len((field or "").lstrip("0")) > _MAX_DIGITS for field in parts):
+        raise ValueError(_TOO_LATE)
     total = (int(hours or 0) * 60 + int(minutes)) * 60 + int(seconds)
     if kind == "srt":  # SRT readers take the fraction as a number of ms and carry over
-        return total * 1000 + int(fraction)
-    if int(minutes) > 59 or int(seconds) > 59:
-        raise ValueError("minutes and seconds must be below 60")
-    return total * 1000 + int(fraction.ljust(3, "0"))
+        milliseconds = total * 1000 + int(fraction)
+    else:
+        if int(minutes) > 59 or int(seconds) > 59:
+            raise ValueError("minutes and seconds must be below 60")
+        milliseconds = total * 1000 + int(fraction.ljust(3, "0"))
+    if milliseconds > _MAX_MILLISECONDS:
+        raise ValueError(_TOO_LATE)
+    return milliseconds
 
 
 def _plain(lines: Sequence[str]) -> str:
     """Cue text without markup: voice spans become "Speaker: ", lines joined with a space."""
-    parts: list[str] = []
-    for line in lines:
-        line = _VOICE.sub(lambda m: f"{m.group(1)}: " if m.group(1) else "", line)
-        line = _ASS_OVERRIDE.sub("", _TAG.sub("", line))
-        parts.append(html.unescape(line))
+    parts = [html.unescape(_without_spans(_without_tags(_voices(line)), "{\\", "}")) for line in lines]
     return " ".join(" ".join(parts).split())
+
+# Markup is removed by scanning each line once, not by regular expressions: a voice-span pattern
+# backtracks on long runs of spaces, and "<" or "{\\" without an end make a pattern rescan the line.
+
+
+def _voices(line: str) -> str:
+    """Each voice span ``<v[.class...] Speaker>`` replaced by ``Speaker: `` (nothing without a speaker)."""
+    out: list[str] = []
+    pos = 0
+    while (start := line.find("<v", pos)) != -1:
+        i = start + 2
+        while i < len(line) and line[i] == "." and i + 1 < len(line) and _class_char(line[i + 1]):
+            i += 1
+            while i < len(line) and _class_char(line[i]):
+                i += 1
+        if i >= len(line) or not line[i].isspace():
+            out.append(line[pos:start + 1])
+            pos = start + 1
+            continue
+        end = line.find(">", i)
+        if end == -1:  # no voice span can close after here
+            break
+        speaker = line[i:end].strip()
+        out.append(line[pos:start])
+        out.append(f"{speaker}: " if speaker else "")
+        pos = end + 1
+    out.append(line[pos:])
+    return "".join(out)
+
+
+def _class_char(char: str) -> bool:
+    return char.isalnum() or char in "_-"
+
+
+def _without_tags(line: str) -> str:
+    """The line without ``<...>`` tags; a ``<`` that no ``>`` follows is text."""
+    return _without_spans(line, "<", ">")
+
+
+def _without_spans(line: str, opening: str, closing: str) -> str:
+    """The line without each span from ``opening`` to the next ``closing`` (both included)."""
+    out: list[str] = []
+    pos = 0
+    while (start := line.find(opening, pos)) != -1:
+        end = line.find(closing, start + len(opening))
+        if end == -1:  # nothing closes after here, the rest is text
+            break
+        out.append(line[pos:start])
+        pos = end + len(closing)
+    out.append(line[pos:])
+    return "".join(out)
 
 
 def _order_warnings(cues: Sequence[Cue], numbers: Sequence[int], name: str) -> list[str]:
@@ -199,6 +255,21 @@ def _capped(warnings: list[str], name: str) -> list[str]:
         return warnings
     rest = len(warnings) - _MAX_LISTED_WARNINGS
     return [*warnings[:_MAX_LISTED_WARNINGS], f"{name}: {rest} more cue warnings not listed"]
+
+
+def _shown(line: str) -> str:
+    """A line as quoted in an error: stripped, and cut short when long."""
+    line = line.strip()
+    return line if len(line) <= _SHOWN_LINE else line[: _SHOWN_LINE - 3] + "..."
+
+
+def _not_a_file(path: Path) -> str:
+    """What is at ``path`` when it is not a regular file (said without opening it)."""
+    if path.is_dir():
+        return "is a directory, not a transcript file"
+    if path.exists():
+        return "is not a regular file (a device, pipe or socket?)"
+    return f"file not found ({path})"
 
 
 def _seconds(milliseconds: int) -> str:
