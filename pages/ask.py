@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import html
 import time
-import uuid
 from typing import Any
 
 import streamlit as st
@@ -19,16 +18,16 @@ from citation_core.pipeline.languages import LANGUAGES
 from citation_core.pipeline.trace import ProgressEvent
 from citation_core.textutil import clock
 from studio import cached
-from studio.services import chat_pipeline, store_answer
+from studio.services import chat_pipeline, history_key, store_answer
 from studio.text import md_escape
 from studio.widgets import chips, model_badges, trace_panel
 
 ss = st.session_state
 if "session_id" not in ss:
     # the history key lives in the URL, so a reload or an app restart finds the same conversations
-    # while another browser (another key) never sees them
-    given = st.query_params.get("history", "")
-    ss["session_id"] = given if len(given) == 32 and given.isalnum() else uuid.uuid4().hex
+    # while another browser (another key) never sees them; the key is random (192 bits), and one from
+    # the URL is taken only when it has that form
+    ss["session_id"] = history_key(st.query_params.get("history"))
 if st.query_params.get("history") != ss["session_id"]:
     st.query_params["history"] = ss["session_id"]
 ss.setdefault("seek_parity", 0)
@@ -143,13 +142,16 @@ with chat_col:
                 failed = bool(result.failures)
                 status.update(label=f"Done · {len(result.citations)} citations" + (" · with failures" if failed
                               else ""), state="error" if failed else "complete", expanded=False)
-            if conversation_id is None:
-                conversation_id = store.create_conversation(ss["session_id"], material.course.id, um.unit.id,
-                                                            question.strip()[:80])
-                ss["conversation_id"] = conversation_id
-            store_answer(store, material, conversation_id, result,
-                         {"unit": um.unit.id, "page": position.page, "second": position.second,
-                          "language": language, "variant": variant})
+            # one transaction: the conversation (when new), the question and the answer
+            try:
+                conversation_id, _ = store_answer(store, material, ss["session_id"], conversation_id, um.unit.id,
+                                                  result, {"unit": um.unit.id, "page": position.page,
+                                                           "second": position.second, "language": language,
+                                                           "variant": variant})
+            except CitationStudioError as exc:
+                st.error(md_escape(exc))
+                st.stop()
+            ss["conversation_id"] = conversation_id
             ss["last_result"] = result
             st.rerun()
 

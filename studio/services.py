@@ -5,12 +5,16 @@ Nothing here is per session; everything per session lives in Streamlit's session
 
 from __future__ import annotations
 
+import re
+import secrets
 from pathlib import Path
 from typing import Any
 
 from citation_core.chat.chat_pipeline import ChatPipeline, ChatResult
 from citation_core.contract import parse
+from citation_core.errors import InputError
 from citation_core.llm.config import CHAT_PIPELINE, CITATION_PIPELINE, KeywordStrategy, LlmConfig
+from citation_core.lms.render import MAX_ANSWER_CHARS
 from citation_core.lms.resolve import faq_table, unit_table
 from citation_core.lms.store import LmsStore
 from citation_core.lms.versions import stamp_versions
@@ -59,18 +63,39 @@ def versions_lookup(material: CourseMaterial) -> Any:
     return lookup
 
 
-def store_answer(store: LmsStore, material: CourseMaterial, conversation_id: int, result: ChatResult,
-                 meta: dict[str, Any]) -> str:
-    """Persist a turn: the question, then the answer in stored form (versions stamped). Returns that form."""
+def store_answer(store: LmsStore, material: CourseMaterial, session_id: str, conversation_id: int | None,
+                 unit_id: int, result: ChatResult, meta: dict[str, Any]) -> tuple[int, str]:
+    """Persist a turn in one transaction: a new conversation when ``conversation_id`` is None, the question,
+    then the answer in stored form (versions stamped). Returns the conversation id and that form.
+
+    An answer longer than ``MAX_ANSWER_CHARS`` (which the chips could not render) is not stored: ``InputError``.
+    """
     stored = stamp_versions(result.answer, versions_lookup(material))
-    store.add_message(conversation_id, "user", result.question, meta)
-    store.add_message(conversation_id, "assistant", stored, {
-        "citations": len(parse(stored, "stored")),
-        "failures": [f.to_json() for f in result.failures],
-        "context_switched": result.context_switched,
-        "usage": result.usage(),
-    })
-    return stored
+    if len(stored) > MAX_ANSWER_CHARS:
+        raise InputError(f"answer: {len(stored):,} characters with its citations, more than the limit of "
+                         f"{MAX_ANSWER_CHARS:,} characters: not stored")
+    turn = store.save_turn(session_id, conversation_id, result.question, stored, course_id=material.course.id,
+                           unit_id=unit_id, title=result.question.strip()[:80], question_meta=meta, answer_meta={
+                               "citations": len(parse(stored, "stored")),
+                               "failures": [f.to_json() for f in result.failures],
+                               "context_switched": result.context_switched,
+                               "usage": result.usage(),
+                           })
+    return turn.conversation_id, stored
+
+
+# A history key: 24 random bytes (192 bits) in URL-safe base64, as ``secrets.token_urlsafe(24)`` writes them.
+HISTORY_KEY_RE = re.compile(r"[A-Za-z0-9_-]{32}")
+
+
+def history_key(given: str | None) -> str:
+    """The history key from the URL when it has the form of a generated key, else a new random one.
+
+    The key is a bearer secret: whoever has it sees that history.
+    """
+    if given is not None and HISTORY_KEY_RE.fullmatch(given):
+        return given
+    return secrets.token_urlsafe(24)
 
 
 def chat_pipeline(config: LlmConfig, material: CourseMaterial,

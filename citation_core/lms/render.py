@@ -6,6 +6,11 @@ the link rule, turns every marker *candidate* ``[cite:`` … ``]`` outside code 
 into ``<span class="cite-raw" data-cite="…">…</span>``; the candidate pattern is deliberately loose
 so that broken markers reach the client too, where the Artemis client parser decides whether they
 become a chip or stay raw text (DESIGN 6). Inside code the markers stay plain code text.
+
+Answers come from models and from pasted text, so nothing in them may make the page load anything:
+an image ``![alt](url)`` renders as the text label ``<span class="md-image">🖼 alt</span>``, never as
+an ``<img>`` (no request to its URL). Answers longer than ``MAX_ANSWER_CHARS`` are refused with an
+``InputError``: below it, time and memory grow linearly with the length.
 """
 
 from __future__ import annotations
@@ -21,7 +26,13 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
-__all__ = ["CANDIDATE_RE", "cite_plugin", "render_markdown"]
+from ..errors import InputError
+
+__all__ = ["CANDIDATE_RE", "MAX_ANSWER_CHARS", "cite_plugin", "render_markdown"]
+
+# The longest answer rendered (characters): about 2.5 s and 130 MB for the most expensive shapes
+# (tables, runs of "[" or "!["), measured by bench/hostile_render.py.
+MAX_ANSWER_CHARS = 200_000
 
 # A marker candidate: the client parser (citation_parser.js) decides what it really is.
 CANDIDATE_RE = re.compile(r"\[cite:[^\[\]\n]*\]")
@@ -48,6 +59,25 @@ def _render_cite_raw(self: RendererHTML, tokens: Sequence[Token], idx: int, opti
     return f'<span class="cite-raw" data-cite="{raw}">{raw}</span>'
 
 
+def _alt_text(tokens: Sequence[Token] | None) -> str:
+    """An image's description as plain text (markup dropped, markers kept as written, one line)."""
+    out: list[str] = []
+    for token in tokens or []:
+        if token.type in ("text", "code_inline", "cite_raw", "html_inline"):
+            out.append(token.content)
+        elif token.type == "image":
+            out.append(_alt_text(token.children))
+        elif token.type in ("softbreak", "hardbreak"):
+            out.append(" ")
+    return "".join(out)
+
+
+def _render_image(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+    """A text label instead of ``<img>``: an answer must not make the browser fetch anything."""
+    alt = " ".join(_alt_text(tokens[idx].children).split())
+    return f'<span class="md-image">🖼 {escapeHtml(alt or "image")}</span>'
+
+
 def _validate_link(url: str) -> bool:
     """Stricter than markdown-it's default: no javascript:, vbscript:, file: and no data: at all."""
     return _BAD_SCHEME_RE.match(url) is None
@@ -62,6 +92,7 @@ def cite_plugin(md: MarkdownIt) -> None:
 def _build() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.enable(["table", "strikethrough"]).use(cite_plugin)
+    md.add_render_rule("image", _render_image)
     md.validateLink = _validate_link  # type: ignore[method-assign]
     return md
 
@@ -70,6 +101,12 @@ _MD = _build()
 
 
 def render_markdown(text: str) -> str:
-    """Render ``text`` (an answer with final or stored markers) to escaped HTML with cite-raw spans."""
+    """Render ``text`` (an answer with final or stored markers) to escaped HTML with cite-raw spans.
+
+    Raises ``InputError`` when ``text`` is longer than ``MAX_ANSWER_CHARS``.
+    """
+    if len(text) > MAX_ANSWER_CHARS:
+        raise InputError(f"answer: {len(text):,} characters, more than the limit of {MAX_ANSWER_CHARS:,} "
+                         "characters (MAX_ANSWER_CHARS)")
     env: dict[str, Any] = {}
     return str(_MD.render(text, env))
