@@ -182,6 +182,19 @@ def test_course_json_lists_units_with_relative_paths(cli: Cli, sample_course: Pa
     assert cli("course", str(sample_course / "nope")).returncode == 2
 
 
+def test_course_with_a_deck_outside_its_folder_lists_the_full_path(cli: Cli, sample_course: Path,
+                                                                    tmp_path: Path) -> None:
+    root = tmp_path / "course"
+    root.mkdir()
+    deck = (sample_course / "decks" / "merge_sort.pdf").resolve()
+    (root / "course.yml").write_text(
+        "id: 5\nname: Elsewhere\nlanguage: en\nlectures:\n  - id: 50\n    name: L\n    units:\n"
+        f"      - id: 501\n        name: Merge\n        deck: {deck}\n", encoding="utf-8")
+    out = cli("course", str(root), "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["units"][0]["deck"] == str(deck)
+
+
 def test_ask_cites_deck_index_while_the_text_names_printed_numbers(cli: Cli, sample_course: Path) -> None:
     out = cli("ask", "--course", str(sample_course), "--unit", "101", "--page", "6", "--question",
               "How does the merge procedure combine two sorted halves?", "--json")

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from ..contract import PATTERN_NAMES, parse
-from ..errors import CitationStudioError, InputError, MarkerError
+from ..errors import CitationStudioError, InputError
 from ..llm.config import VARIANTS, LlmConfig, default_config, load_config
 
 EXIT_BAD_INPUT = 2
@@ -129,7 +129,7 @@ def _rel(path: Path | None, root: Path) -> str | None:
         return None
     try:
         return str(path.resolve().relative_to(root.resolve()))
-    except MarkerError:
+    except ValueError:  # not under the course folder
         return str(path)
 
 
