@@ -33,10 +33,11 @@ jstest:
 
 test: lint typecheck pytest jstest
 
-# Every check but the browser: ruff, mypy, pytest without the e2e marker, the JavaScript tests (under a minute).
+# Every check but the browser: ruff, mypy, pytest without the e2e marker on both cores, the JavaScript tests
+# (under a minute).
 .PHONY: test-fast
 test-fast: lint typecheck jstest
-	$(BIN)/pytest -q -m "not e2e"
+	$(BIN)/pytest -q -m "not e2e" -n 2
 
 bench: install-dev
 	$(BIN)/python -m bench.pipeline_rounds
