@@ -1,15 +1,18 @@
 """The embedded offline model: deterministic, no network, no weights (DESIGN 4.6).
 
 It reads the task name and inputs of the request (the rendered prompt is only counted for the
-token estimate). It places ids by lexical similarity of answer sentences to sources, picks keywords
-from a source's salient terms (never one already used) and summarises by extraction. It cannot
-translate: output stays in the language of the source.
+token estimate). It places ids behind the answer sentences the sources support (stemmed, per-language
+term overlap), picks keywords with YAKE among the phrases of the source (never one already used), and
+summarises by extracting whole statements. It cannot translate: output stays in the language of the
+source.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
+import threading
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -17,35 +20,53 @@ from typing import Any
 from ..contract import insert_at
 from ..errors import ModelCallError
 from ..textutil import (
-    STOPWORDS,
-    content_tokens,
-    first_sentences,
+    BOILERPLATE,
+    DANGLING,
+    GENERIC_TITLES,
+    SELF_REFERENCE,
+    conflate,
+    detect_language,
     is_code_line,
+    keyword_key,
+    keyword_problems,
     sentences,
-    slide_lines,
-    stem,
-    stems,
+    slide_units,
+    stop_words,
+    terms,
     tokens,
+    unligature,
+    weak_words,
 )
 from .base import LlmRequest, LlmResponse, Usage, estimate_tokens
 
-GENERIC = frozenset(
-    (
-        "slide slides lecture lectures example examples note notes page section agenda overview summary "
-        "question questions answer answers today part folie folien vorlesung beispiel abschnitt übersicht "
-        "frage antwort"
-    ).split()
-)
+# A sentence names a slide ("Slide 7", "Folie 7", "page 3"): those words say where, not what.
+SLIDE_REFERENCE = re.compile(
+    r"\b(?:slides?|folien?|pages?|seiten?|diapositivas?|diapositives?|dias?|slajd\w*|slayt\w*|слайд\w*)"
+    r"\s*\d+\b|スライド\s*\d+|第\s*\d+\s*张幻灯片", re.I)
+MAX_IDS_PER_SENTENCE = 3
 
 
-def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_coverage: float = 0.5) -> str:
-    """Insert source ids behind the answer sentences they support; change nothing else.
+def _doc_terms(sources: Sequence[Mapping[str, str]]) -> list[tuple[str, set[str]]]:
+    sample = " ".join(str(s.get("content", ""))[:400] for s in sources[:20])
+    default = detect_language(sample)
+    out = []
+    for s in sources:
+        content = str(s.get("content", ""))
+        out.append((str(s["id"]), terms(content, detect_language(content, default))))
+    return out
 
-    A sentence is scored against each source sharing at least two stemmed terms with it: the idf-weighted
-    share of the smaller side that the two have in common. Term weights and each source's total weight
-    are computed once; a sentence only meets the sources that share a term with it (an inverted index).
+
+def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_score: float = 0.5) -> str:
+    """Insert source ids behind the answer sentences (or list items) they support; change nothing else.
+
+    A sentence is compared with each source sharing at least two terms (stems or formula words) with it.
+    Its score is the mean of two idf-weighted shares of what they have in common: of the sentence, and of
+    the smaller side (so a short transcript cue inside a long sentence counts, and the sentence's own slide
+    ranks first). Every source within 80 % of the best is cited, best first, identical sources once. Words
+    that name a slide ("Slide 7") do not count. Term weights are computed once and a sentence only meets
+    the sources that share a term with it (an inverted index): linear in answer and sources.
     """
-    docs = [(str(s["id"]), stems(str(s.get("content", "")))) for s in sources]
+    docs = _doc_terms(sources)
     if not docs:
         return answer
     df: Counter[str] = Counter(t for _, toks in docs for t in toks)
@@ -57,127 +78,269 @@ def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_cover
     for i, (_, toks) in enumerate(docs):
         for t in toks:
             postings.setdefault(t, []).append(i)
+    answer_lang = detect_language(answer)
 
     inserts: list[tuple[int, str]] = []
-    for sent in sentences(answer):
-        words = stems(sent.text)
+    for sent in sentences(answer, answer_lang):
+        text = SLIDE_REFERENCE.sub(" ", sent.text)
+        lang = detect_language(text, answer_lang)
+        words = {conflate(t, postings, lang) for t in terms(text, lang)}
         if len(words) < 2:
             continue
         total = sum(idf.get(t, unseen) for t in words)
         hits: Counter[int] = Counter(i for t in words for i in postings.get(t, ()))
-        scored = []
-        for i in sorted(i for i, c in hits.items() if c >= 2):
-            sid, toks = docs[i]
-            shared = words & toks
-            # overlap coefficient: a short source fully inside a longer sentence counts as support
-            base = min(total, weight[i])
-            scored.append((sum(idf[t] for t in shared) / base, -i, sid))
-        scored.sort(reverse=True)
-        chosen = [s for s in scored[:2] if s[0] >= min_coverage and s[0] >= 0.85 * scored[0][0]]
-        if chosen:
-            inserts.append((sent.end, "".join(sid for _, _, sid in chosen)))
+        scored: list[tuple[float, int]] = []
+        for i, count in hits.items():
+            if count < 2:
+                continue
+            shared = sum(idf[t] for t in words & docs[i][1])
+            own = shared / total
+            overlap = shared / min(total, weight[i])
+            score = (own + overlap) / 2
+            if score >= min_score and own >= 0.25:
+                scored.append((score, i))
+        if not scored:
+            continue
+        scored.sort(key=lambda s: (-s[0], s[1]))
+        best = scored[0][0]
+        chosen: list[int] = []
+        for score, i in scored:
+            if score < 0.8 * best or len(chosen) == MAX_IDS_PER_SENTENCE:
+                break
+            if any(docs[i][1] == docs[j][1] for j in chosen):
+                continue  # the same text again (an overlay page, a repeated cue): one chip is enough
+            chosen.append(i)
+        inserts.append((sent.end, "".join(docs[i][0] for i in chosen)))
     return insert_at(answer, inserts)
 
 
-def _original_case(text: str, phrase: str) -> str:
-    low = text.lower()
-    i = low.find(phrase)
-    if i < 0:
-        return phrase
-    return text[i : i + len(phrase)]
+# --- keywords -------------------------------------------------------------------------------------------
+
+_TITLE_PREFIX = re.compile(
+    r"^(?:(?:part|teil|partie|parte|deel|część|bölüm|часть)\s+\d+|example|beispiel|exemple|ejemplo|esempio"
+    r"|exemplo|voorbeeld|przykład|örnek|пример)\s*[:.\-–]\s*", re.I)
+_TITLE_SUFFIX = re.compile(r"\s*(?:\(?(?:cont|contd|continued|fortsetzung|forts|suite|cont\.?\s*\d*)\.?\)?|[?!.])\s*$",
+                           re.I)
+_yake_local = threading.local()
+_HIRAGANA = re.compile(r"[\u3040-\u309f]")
 
 
-# words that rarely name a topic on their own: frequent verbs, adverbs, quantifiers
-WEAK = frozenset(
-    """every each first second next last new old same whole large small smallest largest remaining
-    place places placed take takes taken make makes made call calls called give gives given say says
-    said see shows show shown grows grow replace replaces draw draws drawn get gets let lets run runs
-    need needs want notice turn turns go goes come comes keep keeps find finds look looks work works
-    happen happens compute computes half halves both two three many much few often always never
-    instead simply really only just also""".split()
-)
+def _cjk_stop(char: str, lang: str) -> bool:
+    """A grammatical character (a particle, a pronoun, hiragana in Japanese) that does not start or end a term."""
+    return char in stop_words(lang) or bool(_HIRAGANA.match(char))
 
 
-def _weak(token: str) -> bool:
-    return token in WEAK or (token.endswith("ly") and len(token) > 4)
+def _yake(lang: str) -> Any:
+    cache: dict[str, Any] | None = getattr(_yake_local, "extractors", None)
+    if cache is None:
+        cache = _yake_local.extractors = {}
+    if lang not in cache:
+        import yake
+
+        cache[lang] = yake.KeywordExtractor(lan=lang, n=3, top=40, stopwords=set(weak_words(lang)))
+    return cache[lang]
 
 
-def keyword_candidates(paragraph: str) -> list[str]:
-    """Salient 1–2 word terms of a paragraph, best first."""
-    toks = tokens(paragraph)
-    content = [t for t in content_tokens(paragraph) if t not in GENERIC and not t.isdigit() and not _weak(t)]
-    counts = Counter(content)
+def _cap(phrase: str) -> str:
+    return phrase[:1].upper() + phrase[1:]
+
+
+def _clean_phrase(phrase: str) -> str:
+    phrase = " ".join(unligature(phrase).split()).strip(" ,;:.·•-–—()[]\"'“”„«»")
+    return phrase
+
+
+def _trim_stop_words(phrase: str, lang: str) -> str:
+    words = phrase.split()
+    stops = stop_words(lang)
+    while words and words[0].lower() in stops:
+        words.pop(0)
+    while words and words[-1].lower() in stops:
+        words.pop()
+    return " ".join(words)
+
+
+def _title_candidates(title: str, lang: str) -> list[str]:
+    title = _TITLE_SUFFIX.sub("", _TITLE_PREFIX.sub("", title.strip()))
+    if not title or title.lower() in GENERIC_TITLES:
+        return []
+    parts = [p.strip() for p in re.split(r"\s*[:–—|]\s+|\s+-\s+|\s+vs?\.\s+", title) if p.strip()]
+    out = [title] if len(parts) == 1 else []
+    out += [p for p in parts if p.lower() not in GENERIC_TITLES]
+    return [_trim_stop_words(_clean_phrase(p), lang) for p in out if p]
+
+
+def _cjk_candidates(text: str, lang: str) -> list[str]:
+    runs = re.findall(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]+", text)
+    counts: Counter[str] = Counter()
     first: dict[str, int] = {}
-    for i, t in enumerate(content):
-        first.setdefault(t, i)
-    bigrams: Counter[str] = Counter()
-    for a, b in zip(toks, toks[1:], strict=False):
-        if a in counts and b in counts:
-            bigrams[f"{a} {b}"] += 1
-    scored: list[tuple[float, int, str]] = []
-    for term, c in counts.items():
-        scored.append((c + min(len(term), 12) / 12, -first[term], term))
-    for bg, c in bigrams.items():
-        a, b = bg.split(" ")
-        scored.append((c * 2.0 + (counts[a] + counts[b]) / 4, -min(first[a], first[b]), bg))
-    scored.sort(reverse=True)
-    seen: list[str] = []
-    for _, _, term in scored:
-        phrase = _original_case(paragraph, term)
-        phrase = phrase[:1].upper() + phrase[1:]
-        if phrase.lower() not in {s.lower() for s in seen}:
-            seen.append(phrase)
-    return seen
+    pos = 0
+    for run in runs:
+        for size in (4, 3, 2):
+            for i in range(len(run) - size + 1):
+                gram = run[i : i + size]
+                if _cjk_stop(gram[0], lang) or _cjk_stop(gram[-1], lang):
+                    continue
+                counts[gram] += 1
+                first.setdefault(gram, pos + i)
+        pos += len(run)
+    ranked = sorted(counts, key=lambda g: (-counts[g] * len(g), first[g]))
+    return ranked[:20]
 
 
-def _head(paragraph: str) -> str:
-    """A slide's title line or an FAQ's question: the best place to look for a keyword."""
-    lines = [ln.strip(" •-*\t") for ln in paragraph.splitlines() if ln.strip(" •-*\t")]
-    if len(lines) > 1 and len(lines[0]) <= 60:
-        return lines[0]
-    first = sentences(paragraph)
-    return first[0].text if first and first[0].text.endswith("?") else ""
+def keyword_candidates(paragraph: str, lang: str | None = None) -> list[str]:
+    """Phrases of the paragraph that could label it, best first: its title (or the parts of it), then
+    YAKE's key phrases. Every candidate occurs in the paragraph."""
+    lang = lang or detect_language(paragraph)
+    faq_question, faq_answer = _faq_parts(paragraph, lang)
+    slide = slide_units(faq_answer if faq_question else paragraph)
+    head = _TITLE_SUFFIX.sub("", slide.title) if not faq_question else ""
+    lines = [u.full() for u in slide.units if u.kind != "code"]
+    body = "\n".join(lines)
+    out: list[str] = []
+    if head:
+        out += _title_candidates(head, lang)
+    if lang in ("zh", "ja"):
+        out += _cjk_candidates(paragraph, lang)
+        return out
+    text = "\n".join(p for p in (head, faq_question, body) if p) or paragraph
+    try:
+        found = _yake(lang).extract_keywords(text)
+    except Exception:  # noqa: BLE001 - YAKE failing on odd text only costs candidates
+        found = []
+    # a phrase must stand in one line of the source as it is (YAKE reads across line breaks)
+    flat_lines = [" ".join(ln.split()).lower() for ln in [head, faq_question, *lines] if ln]
+    phrases = [_clean_phrase(str(kw)) for kw, _ in found]
+    phrases = [p for p in phrases if any(p.lower() in ln for ln in flat_lines)]
+    # phrases from the title, or an FAQ question's phrases that its answer repeats, name the topic best
+    if faq_question:
+        answer_stems = terms(faq_answer, lang)
+        shared = [p for p in phrases if p.lower() in faq_question.lower() and terms(p, lang) <= answer_stems]
+        out += shared + [p for p in phrases if p not in shared and p.lower() in faq_answer.lower()] + phrases
+        return out
+    lead = head.lower()
+    repeated = [p for p in phrases if p.lower() not in lead and body.lower().count(p.lower()) >= 2]
+    out += [p for p in phrases if p and p.lower() in lead] + repeated
+    out += [p for p in phrases if p and p.lower() not in lead and p not in repeated]
+    return out
 
 
-def _key(keyword: str) -> str:
-    """What makes two keywords the same to a reader: case and plural endings aside."""
-    return " ".join(stem(t) for t in tokens(keyword))
+def _faq_parts(paragraph: str, lang: str) -> tuple[str, str]:
+    """An FAQ's content is its question and answer on one line: (question, answer), else ("", "")."""
+    if "\n" in paragraph.strip():
+        return "", ""
+    sents = sentences(paragraph, lang)
+    if len(sents) > 1 and sents[0].text.endswith("?"):
+        return sents[0].text, paragraph[sents[1].start :]
+    return "", ""
 
 
-def pick_keyword(paragraph: str, used: Sequence[str]) -> str:
-    used_low = {u.strip().lower() for u in used} | {_key(u) for u in used}
-    head = _head(paragraph)
-    head_terms = [t for t in tokens(head) if t not in STOPWORDS and t not in GENERIC and not t.isdigit()]
-    ordered: list[str] = []
-    if head and 1 <= len(head_terms) <= 2 and len(head) <= 30 and ":" not in head:
-        ordered.append(head.strip(" ?.!"))
-    ordered += [c for c in keyword_candidates(head) if len(c.split()) == 2] if head else []
-    ordered += keyword_candidates(paragraph)
+def pick_keyword(paragraph: str, used: Sequence[str], lang: str | None = None) -> str:
+    """The best candidate that keeps the keyword rules (``textutil.keyword_problems``), else the best
+    candidate that is at least new."""
+    lang = lang or detect_language(paragraph)
+    candidates = [_cap(c) for c in keyword_candidates(paragraph, lang) if c]
+    ordered = list(dict.fromkeys(candidates))
     for cand in ordered:
-        if cand and cand.lower() not in used_low and _key(cand) not in used_low:
-            return cand[:1].upper() + cand[1:]
-    base = (keyword_candidates(paragraph) or ["Source"])[0]
+        if not keyword_problems(cand, paragraph, used, lang):
+            return cand
+    used_keys = {keyword_key(u, lang) for u in used}
+    for cand in ordered:
+        if keyword_key(cand, lang) not in used_keys and 1 <= len(cand.split()) <= 4:
+            return cand
+    base = ordered[0] if ordered else _fallback_word(paragraph, lang)
     k = 2
-    while f"{base} {k}".lower() in used_low:
+    while keyword_key(f"{base} {k}", lang) in used_keys:
         k += 1
-    return f"{base} {k}"
+    return f"{base} {k}" if keyword_key(base, lang) in used_keys else base
 
 
-def summarize(paragraph: str) -> str:
-    """One or two sentences taken from the paragraph (a slide title line is left out)."""
-    lines = [ln for ln in slide_lines(paragraph) if not is_code_line(ln)]
-    if not lines:
+def _fallback_word(paragraph: str, lang: str) -> str:
+    stops = stop_words(lang)
+    words = [w for w in re.findall(r"[^\W\d_]{3,}", paragraph) if w.lower() not in stops]
+    return _cap(words[0]) if words else "Source"
+
+
+def pick_keywords(paragraphs: Sequence[str], used: Sequence[str] = ()) -> list[str]:
+    """Keywords for several paragraphs at once, each different from the ones before it."""
+    done = list(used)
+    out = []
+    for p in paragraphs:
+        kw = pick_keyword(p, done)
+        out.append(kw)
+        done.append(kw)
+    return out
+
+
+# --- summaries ------------------------------------------------------------------------------------------
+
+MAX_SUMMARY = 240
+_UNSAFE = re.compile(r"[\[\]{}]|:(?=\S)|::|\b\w+\(\)|=>|->|#")  # code the field sanitizer would mangle
+
+
+def _sentence_ok(text: str, lang: str, prose: bool = True) -> bool:
+    words = text.split()
+    if len(words) < 4 or len(text) > MAX_SUMMARY or sum(len(w) >= 3 and w[0].isalpha() for w in words) < 3:
+        return False
+    if SELF_REFERENCE.search(text) or re.sub(r"[.!?]+$", "", words[-1]).lower() in stop_words(lang):
+        return False  # about the slide, not its content; or a sentence cut short ("… defaults to")
+    if BOILERPLATE.search(text):
+        return False
+    if not prose and not any(w.lower().strip(",.;:") in stop_words(lang) for w in words):
+        return False  # a table header or a line of an outline, not a statement
+    if _UNSAFE.search(text) or is_code_line(text) or text.endswith("?"):
+        return False
+    return text.count("(") == text.count(")")
+
+
+def _complete(text: str, lang: str) -> bool:
+    """Neither about the slide instead of its content, nor cut short ("… defaults to"), nor unbalanced."""
+    last = re.sub(r"[.!?]+$", "", text).split()[-1:] or [""]
+    return not (SELF_REFERENCE.search(text) or last[0].lower() in DANGLING.get(lang, ()) or _UNSAFE.search(text)
+                or BOILERPLATE.search(text) or text.count("(") != text.count(")"))
+
+
+def _finish(text: str) -> str:
+    text = " ".join(text.split()).rstrip(" ,;:–—-")
+    if not text:
         return ""
-    if len(lines) > 1 and len(lines[0]) <= 60 and not lines[0].endswith((".", "!", "?", ":")):
-        lines = lines[1:]  # a title line
-    flat = " ".join(lines)
-    first = sentences(flat)
-    if len(first) > 1 and first[0].text.endswith("?"):
-        flat = flat[first[1].start :]  # an FAQ: summarise its answer, not its question
-    if not any(c in flat for c in ".!?") and len(lines) > 1:
-        flat = "; ".join(lines) + "."
-    return first_sentences(flat, max_sentences=2, max_chars=160)
+    return text if re.search(r"[.!?。！？]$", text) else text + "."
 
+
+def summarize(paragraph: str, lang: str | None = None) -> str:
+    """One or two whole statements of the paragraph: its first prose sentences or bullets that read well
+    in a tooltip (no code, no page numbers, nothing the field sanitizer would mangle). An FAQ is
+    summarised by its answer; a slide's title is left out unless nothing else is left."""
+    lang = lang or detect_language(paragraph)
+    paragraph = unligature(paragraph)
+    question, answer = _faq_parts(paragraph, lang)
+    pieces: list[tuple[str, bool]] = []
+    if question:  # an FAQ: summarise its answer
+        pieces = [(s.text, True) for s in sentences(answer, lang)]
+    else:
+        slide = slide_units(paragraph)
+        for unit in slide.units:
+            if unit.kind == "code":
+                continue
+            prose = unit.kind == "bullet" or bool(re.search(r"[.!?]$", unit.full()))
+            for s in sentences(unit.full(), lang):
+                pieces.append((s.text, prose))
+        if not pieces and slide.title:
+            pieces = [(slide.title, True)]
+    good = [_finish(p) for p, prose in pieces if _sentence_ok(_finish(p), lang, prose)]
+    if not good:
+        short = [_finish(p) for p, _ in pieces if re.search(r"[^\W\d_]{2,}", p)]
+        good = [s for s in short if len(s) <= MAX_SUMMARY and _complete(s, lang)][:1]
+    if not good:
+        title = slide_units(paragraph).title if not question else ""
+        return _finish(_TITLE_SUFFIX.sub("", title)) if title and _complete(title, lang) else ""
+    out = good[0]
+    if len(good) > 1 and len(out) + 1 + len(good[1]) <= MAX_SUMMARY:
+        out = f"{out} {good[1]}"
+    return out
+
+
+# --- the model ------------------------------------------------------------------------------------------
 
 class OfflineModel:
     offline = True
@@ -195,7 +358,7 @@ class OfflineModel:
         if request.task == "keyword":
             return pick_keyword(str(inputs["paragraph"]), list(inputs.get("used_keywords", [])))
         if request.task == "keywords_batched":
-            return json.dumps([pick_keyword(str(p), []) for p in inputs["paragraphs"]], ensure_ascii=False)
+            return json.dumps(pick_keywords([str(p) for p in inputs["paragraphs"]]), ensure_ascii=False)
         if request.task == "summary":
             return summarize(str(inputs["paragraph"]))
         if request.task == "writer" and self._writer is not None:
@@ -207,3 +370,7 @@ class OfflineModel:
         prompt = "".join(m.content for m in request.messages)
         usage = Usage(estimate_tokens(prompt), estimate_tokens(content), 0.0, estimated=True)
         return LlmResponse(content, usage, self.model_id, self.model_name)
+
+
+__all__ = ["OfflineModel", "keyword_candidates", "pick_keyword", "pick_keywords", "place_citations", "summarize",
+           "tokens"]
