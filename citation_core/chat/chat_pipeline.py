@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from ..contract import strip_markers
 from ..llm.config import CHAT_PIPELINE, KeywordStrategy, LlmConfig
 from ..llm.factory import create_model
 from ..material.library import CourseMaterial
@@ -16,6 +17,7 @@ from ..pipeline.model_calls import ModelFactory, RoleModel
 from ..pipeline.prompts import Prompts
 from ..pipeline.trace import ProgressCallback
 from ..sources import FaqSource, LectureSource, Sources
+from ..textutil import sentences
 from .tools import ToolState
 from .view import CurrentView, ViewPosition, current_view
 from .writers import WriterTurn, write, writer_for
@@ -58,6 +60,18 @@ def _unique(items: Iterable[T], key: Callable[[T], str]) -> list[T]:
     return out
 
 
+def retrieve_for_answer(state: ToolState, question: str, answer: str, context: str = "") -> None:
+    """Retrieval for a pasted answer: the answer is what gets cited, so each of its sentences is looked up
+    (the question and the recent turns only add context), then the whole answer once more."""
+    for sent in sentences(answer)[:MAX_PASTED_SENTENCES]:
+        state.lecture_retrieval(sent.text, k=2, context=question)
+    state.lecture_retrieval(answer, k=3, context=f"{question} {context}")
+    state.faq_retrieval(answer, k=2, context=question)
+
+
+MAX_PASTED_SENTENCES = 30
+
+
 def merge_lecture_sources(view: tuple[LectureSource, ...], retrieved: list[LectureSource]) -> list[LectureSource]:
     """Current view first, then retrieved, de-duplicated by uuid."""
     return _unique((*view, *retrieved), lambda s: s.uuid)
@@ -76,8 +90,13 @@ class ChatPipeline:
 
     def __call__(self, question: str, position: ViewPosition, *, language: str | None = None,
                  variant: str = "default", pasted_answer: str | None = None,
-                 progress: ProgressCallback | None = None) -> ChatResult:
+                 progress: ProgressCallback | None = None,
+                 history: Sequence[tuple[str, str]] = ()) -> ChatResult:
+        """One turn. ``history`` is the conversation so far as (question, answer) pairs, oldest first
+        (answers may carry their citation markers; they are removed): the writer sees it, and retrieval
+        uses the recent turns as context. A ``pasted_answer`` is cited from its own text."""
         view = current_view(self.material, position)
+        turns = tuple((str(q), strip_markers(str(a))) for q, a in history)
         writer_trace = Trace("chat", progress)
         state = ToolState(self.material)
         lang = choose_language(language)
@@ -86,14 +105,12 @@ class ChatPipeline:
         if pasted_answer is not None:
             answer = pasted_answer
             writer_trace.info["pasted_answer"] = True
-            # a pasted answer replaces the writer, not retrieval: cite what the question retrieves
-            state.lecture_retrieval(question)
-            state.faq_retrieval(question)
+            retrieve_for_answer(state, question, answer, " ".join(q for q, _ in turns[-2:]))
         else:
             units = "\n".join(f"{uid}: {um.unit.name}" for uid, um in self.material.units.items())
-            prompt = self.prompts.render("writer", lang.line, CourseName=self.material.course.name, Units=units,
-                                         CurrentView=view.describe(), Question=question)
-            turn = WriterTurn(question, view, state, prompt, lang.language.code, writer_trace)
+            prompt = self.prompts.render("writer", lang.writer_line, CourseName=self.material.course.name,
+                                         Units=units, CurrentView=view.describe(), Question=question)
+            turn = WriterTurn(question, view, state, prompt, lang.language.code, writer_trace, turns)
             answer = write(writer_for(writer_role), turn)
 
         switched = state.switched_to is not None and state.switched_to != view.unit_id

@@ -1,138 +1,357 @@
-"""The offline answer writer: extractive and deterministic.
+"""The offline answer writer: extractive, deterministic, grounded like a tutor.
 
-It answers from the current view and the retrieved passages by picking the sentences (or slide
-bullets) that share the most terms with the question, and names slides only by their printed
-number (or title). It cannot translate; fixed phrases exist in English and German.
+It answers from what the student has open first (the slide, or the transcript around the open second),
+then from the retrieved passages: whole bullets with their wrapped lines, sub-bullets and formulas, never
+a title, agenda or divider page unless the question asks for it. Slides are named only by their printed
+number (or title). The few sentences it writes itself exist in all 12 supported languages; the quoted
+material stays in its own language (the writer cannot translate).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from ..textutil import clock, is_code_line, sentences, slide_lines, stems
+from ..textutil import (
+    clock,
+    conflate,
+    detect_language,
+    lang_code,
+    question_noise,
+    sentences,
+    slide_units,
+    terms,
+)
 
-PHRASES = {
-    "en": {
-        "view_page": "{Label} covers this.",
-        "view_video": "At {clock} in the video of “{unit}”, the lecturer explains this.",
-        "adds": "{Label} of “{unit}” adds:",
-        "said": "In the video of “{unit}” at {clock}, the lecturer says:",
-        "faq": "The course FAQ says:",
-        "none": "I could not find this in the lecture material.",
-        "looking": "You are looking at {label}: “{title}”.",
-    },
-    "de": {
-        "view_page": "{Label} behandelt das.",
-        "view_video": "Bei {clock} im Video zu „{unit}“ erklärt die Lehrperson das.",
-        "adds": "{Label} von „{unit}“ ergänzt:",
-        "said": "Im Video zu „{unit}“ bei {clock} heißt es:",
-        "faq": "Die FAQ des Kurses sagt:",
-        "none": "Dazu habe ich im Vorlesungsmaterial nichts gefunden.",
-        "looking": "Sie sehen gerade {label}: „{title}“.",
-    },
+# Wording per language: {S} a slide label, {n} printed number, {t} title, {u} unit name, {c} video time.
+PHRASES: dict[str, dict[str, str]] = {
+    "en": {"slide_n": "Slide {n}", "slide_t": "The slide “{t}”", "title": " (“{t}”)", "unit": " of “{u}”",
+           "says": "{S} says:", "adds": "{S} adds:", "video": "In the video at {c}, the lecturer says:",
+           "video_u": "In the video of “{u}” at {c}, the lecturer says:", "faq": "The course FAQ says:",
+           "none": "I could not find this in the lecture material.", "looking": "You are looking at {S}."},
+    "de": {"slide_n": "Folie {n}", "slide_t": "Die Folie „{t}“", "title": " („{t}“)", "unit": " aus „{u}“",
+           "says": "{S} sagt:", "adds": "{S} ergänzt:", "video": "Im Video bei {c} sagt die Lehrperson:",
+           "video_u": "Im Video zu „{u}“ bei {c} sagt die Lehrperson:", "faq": "Die FAQ des Kurses sagt:",
+           "none": "Dazu habe ich im Vorlesungsmaterial nichts gefunden.", "looking": "Sie sehen gerade {S}."},
+    "fr": {"slide_n": "La diapositive {n}", "slide_t": "La diapositive « {t} »", "title": " (« {t} »)",
+           "unit": " de « {u} »", "says": "{S} dit :", "adds": "{S} ajoute :",
+           "video": "Dans la vidéo, à {c}, l’enseignant dit :",
+           "video_u": "Dans la vidéo « {u} », à {c}, l’enseignant dit :", "faq": "La FAQ du cours dit :",
+           "none": "Je n’ai rien trouvé à ce sujet dans le support de cours.", "looking": "Vous regardez {S}."},
+    "es": {"slide_n": "La diapositiva {n}", "slide_t": "La diapositiva «{t}»", "title": " («{t}»)",
+           "unit": " de «{u}»", "says": "{S} dice:", "adds": "{S} añade:",
+           "video": "En el vídeo, en {c}, el docente dice:", "video_u": "En el vídeo «{u}», en {c}, el docente dice:",
+           "faq": "Las preguntas frecuentes del curso dicen:",
+           "none": "No he encontrado nada sobre esto en el material del curso.", "looking": "Está viendo {S}."},
+    "it": {"slide_n": "La slide {n}", "slide_t": "La slide «{t}»", "title": " («{t}»)", "unit": " di «{u}»",
+           "says": "{S} dice:", "adds": "{S} aggiunge:", "video": "Nel video, a {c}, il docente dice:",
+           "video_u": "Nel video «{u}», a {c}, il docente dice:", "faq": "Le FAQ del corso dicono:",
+           "none": "Non ho trovato nulla su questo nel materiale del corso.", "looking": "Sta guardando {S}."},
+    "pt": {"slide_n": "O slide {n}", "slide_t": "O slide “{t}”", "title": " (“{t}”)", "unit": " de “{u}”",
+           "says": "{S} diz:", "adds": "{S} acrescenta:", "video": "No vídeo, em {c}, o docente diz:",
+           "video_u": "No vídeo “{u}”, em {c}, o docente diz:", "faq": "As perguntas frequentes do curso dizem:",
+           "none": "Não encontrei nada sobre isto no material da disciplina.", "looking": "Você está vendo {S}."},
+    "nl": {"slide_n": "Dia {n}", "slide_t": "De dia „{t}”", "title": " („{t}”)", "unit": " uit „{u}”",
+           "says": "{S} zegt:", "adds": "{S} voegt toe:", "video": "In de video zegt de docent op {c}:",
+           "video_u": "In de video „{u}” zegt de docent op {c}:", "faq": "De FAQ van de cursus zegt:",
+           "none": "Hierover heb ik niets gevonden in het lesmateriaal.", "looking": "U bekijkt {S}."},
+    "pl": {"slide_n": "Slajd {n}", "slide_t": "Slajd „{t}”", "title": " („{t}”)", "unit": " z „{u}”",
+           "says": "{S} mówi:", "adds": "{S} dodaje:", "video": "W nagraniu, w {c}, prowadzący mówi:",
+           "video_u": "W nagraniu „{u}”, w {c}, prowadzący mówi:", "faq": "FAQ kursu mówi:",
+           "none": "Nie znalazłem nic na ten temat w materiałach z wykładu.", "looking": "Oglądasz {S}."},
+    "tr": {"slide_n": "Slayt {n}", "slide_t": "“{t}” slaytı", "title": " (“{t}”)", "unit": " (“{u}”)",
+           "says": "{S} şöyle diyor:", "adds": "{S} şunu ekliyor:",
+           "video": "Videoda {c} anında öğretim görevlisi şöyle diyor:",
+           "video_u": "“{u}” videosunda {c} anında öğretim görevlisi şöyle diyor:",
+           "faq": "Dersin SSS bölümü şöyle diyor:", "none": "Ders materyalinde bununla ilgili bir şey bulamadım.",
+           "looking": "Şu anda açık olan: {S}."},
+    "ru": {"slide_n": "Слайд {n}", "slide_t": "Слайд «{t}»", "title": " («{t}»)", "unit": " из «{u}»",
+           "says": "{S} говорит:", "adds": "{S} добавляет:", "video": "В видео на {c} преподаватель говорит:",
+           "video_u": "В видео «{u}» на {c} преподаватель говорит:", "faq": "В FAQ курса сказано:",
+           "none": "В материалах лекции я ничего об этом не нашёл.", "looking": "Сейчас открыт {S}."},
+    "zh": {"slide_n": "第 {n} 张幻灯片", "slide_t": "幻灯片“{t}”", "title": "（“{t}”）", "unit": "（“{u}”）",
+           "says": "{S}写道：", "adds": "{S}补充道：", "video": "在视频 {c} 处，讲师说：",
+           "video_u": "在视频“{u}” {c} 处，讲师说：", "faq": "课程常见问题中写道：",
+           "none": "我在课程资料中没有找到相关内容。", "looking": "您正在查看{S}。"},
+    "ja": {"slide_n": "スライド {n}", "slide_t": "スライド「{t}」", "title": "（「{t}」）", "unit": "（「{u}」）",
+           "says": "{S}には次のようにあります：", "adds": "{S}にはさらに次のようにあります：",
+           "video": "動画の {c} で、講師は次のように話しています：",
+           "video_u": "動画「{u}」の {c} で、講師は次のように話しています：",
+           "faq": "コースの FAQ には次のようにあります：", "none": "講義資料には該当する内容が見つかりませんでした。",
+           "looking": "現在表示しているのは{S}です。"},
 }
-DEICTIC = re.compile(r"\b(this|current|here|diese[rsmn]?|hier|aktuelle[rn]?)\b", re.I)
+
+# Questions about what is open right now ("this slide", "right now", "hier", "gerade", …).
+DEICTIC = re.compile(
+    r"\b(?:this|these|current|currently|here|right now|at the moment|diese[rsmn]?|hier|gerade|jetzt|aktuelle[rn]?"
+    r"|cette|ici|maintenant|aquí|ahora|questa|questo|adesso|agora|aqui|deze|tutaj|teraz|şimdi|этот|эта|здесь"
+    r"|сейчас)\b|这|此|现在|この|今", re.I)
+EXPLAIN_ONLY = re.compile(
+    r"^\W*(?:explain|what|was|erkläre|erklär|worum|qu|que|qué|cosa|o que|wat|co|ne|что|什么|何)\b", re.I)
+MAX_UNITS = 5
+MAX_TARGETED = 3
 
 
-def _units(text: str, slide: bool = True) -> list[str]:
-    """Sentences and slide bullets, cleaned of bullet glyphs, footer numbers and pseudo code
-    (a slide's title left out)."""
-    out: list[str] = []
-    lines = slide_lines(text) if slide else text.splitlines()
-    if slide and len(lines) > 1:
-        lines = lines[1:]
-    for line in lines:
-        line = line.strip(" •▪‣◦-*\t")
-        if not line or re.fullmatch(r"(?:Folie|Slide)?\s*\d+(?:\s*/\s*\d+)?", line) or is_code_line(line):
-            continue
-        for s in sentences(line):
-            if len(s.text.split()) >= 4:  # titles and labels are not statements
-                out.append(s.text)
-    return out
+@dataclass
+class Doc:
+    """A slide, a transcript window or a passage, read into statements."""
+
+    kind: str  # "slide" | "video"
+    source: Mapping[str, Any]
+    title: str
+    units: list[str]
+    bullets: list[bool] = field(default_factory=list)  # per unit: a bullet or sentence (not a figure row)
+    title_terms: set[str] = field(default_factory=set)
+    unit_terms: list[set[str]] = field(default_factory=list)
+
+    @property
+    def all_terms(self) -> set[str]:
+        out = set(self.title_terms)
+        for t in self.unit_terms:
+            out |= t
+        return out
 
 
-def _score(question: set[str], text: str) -> float:
-    words = stems(text)
-    if not words:
-        return 0.0
-    return len(question & words) + 0.01 * min(len(words), 20)
+def _read(source: Mapping[str, Any], lang_hint: str) -> Doc:
+    text = str(source.get("text", ""))
+    lang = detect_language(text, lang_hint)
+    if source.get("kind") == "video":
+        units = [s.text for s in sentences(" ".join(text.split()), lang)] if text.strip() else []
+        doc = Doc("video", source, "", units)
+    else:
+        slide = slide_units(text)
+        units, bullets = [], []
+        for u in slide.units:
+            if u.kind == "code":
+                continue
+            statement = u.full()
+            if _statement(statement):
+                units.append(statement)
+                bullets.append(u.kind == "bullet" or bool(re.search(r"[.!?]$", statement)))
+        doc = Doc("slide", source, str(source.get("title") or slide.title), units, bullets)
+    doc.title_terms = terms(doc.title, lang) if doc.title else set()
+    doc.unit_terms = [terms(u, lang) for u in doc.units]
+    return doc
 
 
-def _finish(s: str) -> str:
-    s = s.strip().rstrip(",;")
-    return s if s.endswith((".", "!", "?", ":", "“", "\"")) else s + "."
+def _formula(text: str) -> bool:
+    return bool(re.match(r"^\S{1,6}\s*[=≤≥<>]", text))
 
 
-def _label(passage: Mapping[str, Any], lang: str) -> str:
-    printed = passage.get("printed")
+def _statement(text: str) -> bool:
+    """A statement worth quoting: words (not a table row of numbers or a lone label)."""
+    words = re.findall(r"[^\W\d_]{2,}", text)
+    return len(words) >= 2 or (len(words) >= 1 and bool(re.search(r"[=≤≥<>⇒→]", text)))
+
+
+OVERVIEW = re.compile(r"\b(?:lecture|agenda|overview|outline|topics?|contents?|about|vorlesung|übersicht|themen?"
+                      r"|inhalt|worum|cours|sommaire|clase|lezione|aula|college|wykład|ders|лекци\w*)\b", re.I)
+
+
+class Query:
+    """The question's terms, weighted: the question itself, then (less) the turns before it."""
+
+    def __init__(self, question: str, history: Sequence[tuple[str, str]], lang: str) -> None:
+        qlang = detect_language(question, lang)
+        noise = question_noise(qlang)
+        self.weights: dict[str, float] = {}
+        for q, a in history[-2:]:
+            for t in terms(q, detect_language(q, qlang)) - noise:
+                self.weights[t] = max(self.weights.get(t, 0.0), 0.5)
+            for t in terms(a[:600], detect_language(a, qlang)) - noise:
+                self.weights[t] = max(self.weights.get(t, 0.0), 0.2)
+        self.lang = qlang
+        self.own = terms(question, qlang) - noise
+        for t in self.own:
+            self.weights[t] = 1.0
+        self.overview = bool(OVERVIEW.search(question))
+        self.deictic = bool(DEICTIC.search(question)) or not self.own or (
+            len(self.own) <= 1 and bool(EXPLAIN_ONLY.search(question)))
+
+    def adapt(self, vocabulary: set[str]) -> None:
+        """Spell each term as the material does where only an inflected variant occurs there."""
+        self.weights = {conflate(t, vocabulary, self.lang): w for t, w in self.weights.items()}
+        self.own = {conflate(t, vocabulary, self.lang) for t in self.own}
+
+
+def _idf(docs: Sequence[Doc]) -> dict[str, float]:
+    df: dict[str, int] = {}
+    for d in docs:
+        for t in d.all_terms:
+            df[t] = df.get(t, 0) + 1
+    n = len(docs)
+    return {t: math.log(1 + (n + 1) / (c + 0.5)) for t, c in df.items()}
+
+
+class Scorer:
+    def __init__(self, query: Query, idf: dict[str, float]) -> None:
+        self.q = query
+        self.idf = idf
+        self.default_idf = max(idf.values(), default=1.0)
+        self.total = sum(w * idf.get(t, self.default_idf) for t, w in query.weights.items()) or 1.0
+
+    def of(self, found: set[str], boost: set[str] | None = None) -> float:
+        score = 0.0
+        for t in found & self.q.weights.keys():
+            s = self.q.weights[t] * self.idf.get(t, self.default_idf)
+            score += s * (1.3 if boost and t in boost else 1.0)
+        return score / self.total
+
+    def doc(self, d: Doc) -> float:
+        return self.of(d.all_terms, d.title_terms)
+
+
+def _targeted(d: Doc, scorer: Scorer) -> list[int]:
+    """The statements of ``d`` that answer the question (best within 60 % of the best), in slide order."""
+    scores = [scorer.of(t) for t in d.unit_terms]
+    best = max(scores, default=0.0)
+    if best <= 0:
+        return []
+    chosen = sorted(range(len(scores)), key=lambda i: -scores[i])
+    return sorted(i for i in chosen[:MAX_TARGETED] if scores[i] >= 0.6 * best)
+
+
+def _units_for(d: Doc, scorer: Scorer, broad: bool) -> list[str]:
+    if not d.units:
+        return []
+    targeted = _targeted(d, scorer)
+    title_cover = scorer.of(d.title_terms)
+    if broad or not targeted or (title_cover >= 0.5 and scorer.of(d.unit_terms[targeted[0]]) < 0.5):
+        # the whole slide: its statements in order, figure rows only where they hold a formula
+        order = [i for i in range(len(d.units)) if not d.bullets or d.bullets[i] or _formula(d.units[i])]
+        picked = order[:MAX_UNITS] or list(range(min(MAX_UNITS, len(d.units))))
+        picked += [i for i in targeted if i not in picked][:1]
+        return [d.units[i] for i in sorted(picked)]
+    return [d.units[i] for i in targeted]
+
+
+def _label(ph: Mapping[str, str], source: Mapping[str, Any], with_title: bool = True) -> str:
+    printed, title = source.get("printed"), str(source.get("title") or "")
     if printed:
-        return f"{'Folie' if lang == 'de' else 'slide'} {printed}"
-    title = passage.get("title") or ""
-    if title:
-        return ("die Folie „{}“" if lang == "de" else "the slide “{}”").format(title)
-    return "eine Folie" if lang == "de" else "a slide"
+        label = ph["slide_n"].format(n=printed)
+        return label + ph["title"].format(t=title) if with_title and title else label
+    return ph["slide_t"].format(t=title or "…")
 
 
-def _cap(s: str) -> str:
-    return s[:1].upper() + s[1:]
+def _lead(ph: Mapping[str, str], d: Doc, view_unit: str, primary: bool) -> str:
+    src = d.source
+    unit = str(src.get("unit") or "")
+    other = unit and unit != view_unit
+    if d.kind == "video":
+        at = clock(float(src.get("start", src.get("second", 0.0)) or 0.0))
+        return ph["video_u"].format(u=unit, c=at) if other else ph["video"].format(c=at)
+    label = _label(ph, src) + (ph["unit"].format(u=unit) if other else "")
+    return ph["says" if primary else "adds"].format(S=label)
+
+
+def _render(lead: str, units: Sequence[str], kind: str) -> str:
+    if kind == "video":
+        return lead + "\n\n" + " ".join(units)
+    return lead + "\n\n" + "\n".join(f"- {u}" for u in units)
+
+
+def _near_duplicate(a: set[str], chosen: Sequence[set[str]]) -> bool:
+    return any(a and len(a & b) / len(a | b) >= 0.5 for b in chosen)
 
 
 def write_answer(inputs: Mapping[str, Any]) -> str:
-    lang = "de" if str(inputs.get("language", "en")).startswith("de") else "en"
+    """The answer for ``inputs`` (question, language, history, view, passages, faqs; see ``ExtractiveWriter``)."""
+    lang = lang_code(str(inputs.get("language", "en")))
     ph = PHRASES[lang]
-    q = stems(str(inputs.get("question", "")))
-    deictic = bool(DEICTIC.search(str(inputs.get("question", ""))))
+    question = str(inputs.get("question", ""))
+    history = [(str(q), str(a)) for q, a in inputs.get("history") or []]
+    query = Query(question, history, lang)
     view: Mapping[str, Any] = inputs.get("view") or {}
     passages: Sequence[Mapping[str, Any]] = inputs.get("passages") or []
     faqs: Sequence[Mapping[str, Any]] = inputs.get("faqs") or []
-    paragraphs: list[str] = []
-    used: set[str] = set()
 
-    need = max(1, (len(q) + 1) // 2)  # a sentence must share half of the question's terms
-    view_units = _units(str(view.get("text", "")), slide=view.get("second") is None)
-    ranked = sorted(view_units, key=lambda s: -_score(q, s))
-    chosen = [s for s in ranked if _score(q, s) >= 1][:3]  # the open slide: one shared term is enough
-    if deictic and not chosen:
-        chosen = view_units[:3]
-    if chosen:
-        chosen.sort(key=view_units.index)
-        used.update(chosen)
-        if view.get("second") is not None:
-            intro = ph["view_video"].format(clock=clock(float(view["second"])), unit=view.get("unit", ""))
-        else:
-            intro = ph["view_page"].format(Label=_cap(_label(view, lang)), unit=view.get("unit", ""))
-        paragraphs.append(intro + " " + " ".join(_finish(s) for s in chosen))
+    view_doc = _read(view, lang) if view.get("text") else None
+    seen = {str(view.get("uuid"))} if view.get("uuid") else set()
+    docs: list[Doc] = []
+    for p in passages:
+        key = str(p.get("uuid") or id(p))
+        if key not in seen:
+            seen.add(key)
+            docs.append(_read(p, lang))
+    all_docs = [d for d in [view_doc, *docs] if d is not None]
+    query.adapt({t for d in all_docs for t in d.all_terms})
+    scorer = Scorer(query, _idf(all_docs))
 
-    extra: list[tuple[float, int, str, Mapping[str, Any]]] = []
-    for i, p in enumerate(passages):
-        for s in _units(str(p.get("text", "")), slide=p.get("kind") != "video"):
-            sc = _score(q, s)
-            if sc >= need and s not in used:
-                extra.append((sc, -i, s, p))
-    extra.sort(key=lambda t: (-t[0], -t[1]))
-    taken = 0
-    for _, _, s, p in extra:
-        if taken == 3 or s in used:
+    primary: Doc | None = None
+    broad = False
+    if view_doc is not None and view_doc.units:
+        rel = scorer.doc(view_doc)
+        best_other = max((scorer.doc(d) for d in docs if not d.source.get("filler")), default=0.0)
+        usable = not view.get("filler") or query.overview or query.deictic
+        if usable and (query.deictic or rel >= 0.3 or (rel >= 0.15 and rel >= 0.6 * best_other)):
+            primary, broad = view_doc, query.deictic and rel < 0.3
+    if primary is None:
+        ranked = sorted((d for d in docs if d.units and not d.source.get("filler")), key=lambda d: -scorer.doc(d))
+        if ranked and scorer.doc(ranked[0]) >= 0.3:
+            primary = ranked[0]
+
+    parts: list[str] = []
+    chosen_terms: list[set[str]] = []
+    view_unit = str(view.get("unit") or "")
+    if primary is not None:
+        units = _units_for(primary, scorer, broad)
+        parts.append(_render(_lead(ph, primary, view_unit, True), units, primary.kind))
+        chosen_terms += [terms(u) for u in units]
+        # the slide shown in the video at that moment
+        shown = view.get("shown") if primary is view_doc and primary.kind == "video" else None
+        if shown and shown.get("text"):
+            shown_doc = _read(shown, lang)
+            shown_units = [u for u in _units_for(shown_doc, scorer, scorer.doc(shown_doc) < 0.3)[:3]
+                           if not _near_duplicate(terms(u), chosen_terms)]
+            if shown_units and not shown.get("filler"):
+                parts.append(_render(_lead(ph, shown_doc, view_unit, False), shown_units, "slide"))
+                chosen_terms += [terms(u) for u in shown_units]
+        covered = set(primary.title_terms).union(*chosen_terms)
+        extra = sorted((d for d in docs if d is not primary and d.units and not d.source.get("filler")),
+                       key=lambda d: -scorer.doc(d))
+        added = 0
+        for d in extra:
+            if added == 2 or scorer.doc(d) < 0.5 or (query.deictic and primary is view_doc):
+                break
+            if d.source.get("uuid") and d.source.get("uuid") == (shown or {}).get("uuid"):
+                continue
+            units = [d.units[i] for i in _targeted(d, scorer) if not _near_duplicate(d.unit_terms[i], chosen_terms)]
+            # only what adds to the answer: a term of the question the answer does not cover yet
+            units = [u for u in units if scorer.of(terms(u)) >= 0.5 and (terms(u) & query.own) - covered][:2]
+            if units:
+                parts.append(_render(_lead(ph, d, view_unit, False), units, d.kind))
+                chosen_terms += [terms(u) for u in units]
+                covered = covered.union(*chosen_terms)
+                added += 1
+
+    faq = _matching_faq(faqs, query, lang)
+    if faq is not None:
+        parts.append(ph["faq"] + "\n\n" + " ".join(s.text for s in sentences(str(faq.get("answer", "")))[:3]))
+
+    if not parts:
+        parts.append(ph["none"])
+        if view.get("title") or view.get("printed"):
+            parts.append(ph["looking"].format(S=_looking_label(ph, view, lang)))
+    return "\n\n".join(parts)
+
+
+def _looking_label(ph: Mapping[str, str], view: Mapping[str, Any], lang: str) -> str:
+    label = _label(ph, view)
+    return label if lang in ("de", "zh", "ja") else label[:1].lower() + label[1:]
+
+
+def _matching_faq(faqs: Sequence[Mapping[str, Any]], query: Query, lang: str) -> Mapping[str, Any] | None:
+    """The FAQ whose question is the student's question: each covers half of the other's terms."""
+    best: tuple[float, Mapping[str, Any]] | None = None
+    for f in faqs:
+        fq = terms(str(f.get("question", "")), detect_language(str(f.get("question", "")), lang))
+        if not fq or not query.own:
             continue
-        used.add(s)
-        taken += 1
-        if p.get("kind") == "video":
-            lead = ph["said"].format(unit=p.get("unit", ""), clock=clock(float(p.get("start", 0))))
-        else:
-            lead = ph["adds"].format(Label=_cap(_label(p, lang)), unit=p.get("unit", ""))
-        paragraphs.append(f"{lead} {_finish(s)}")
-
-    def faq_score(f: Mapping[str, Any]) -> float:
-        return 2 * _score(q, str(f.get("question", ""))) + _score(q, str(f.get("answer", "")))
-
-    best_faq = max(faqs, key=faq_score, default=None)
-    if best_faq is not None and faq_score(best_faq) >= 2 * need:
-        paragraphs.append(f"{ph['faq']} {_finish(str(best_faq.get('answer', '')))}")
-
-    if not paragraphs:
-        paragraphs.append(ph["none"])
-        if view.get("title"):
-            paragraphs.append(ph["looking"].format(label=_label(view, lang), title=view["title"]))
-    return "\n\n".join(paragraphs)
+        shared = len(fq & query.own)
+        score = min(shared / len(fq), shared / len(query.own))
+        if shared >= 2 and score >= 0.5 and (best is None or score > best[0]):
+            best = (score, f)
+    return best[1] if best else None

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import UnknownUnitError
 from ..material.library import CourseMaterial
 from ..sources import FaqSource, LectureSource, PageChunk
-from ..textutil import clock
+from ..textutil import GENERIC_TITLES, clock, slide_units
 
 TOOLS: tuple[dict[str, Any], ...] = (
     {"type": "function", "function": {
@@ -31,15 +33,64 @@ TOOLS: tuple[dict[str, Any], ...] = (
 
 
 def passage(material: CourseMaterial, src: LectureSource) -> dict[str, Any]:
-    """A retrieved source as the writer sees it: printed slide number or title, never the deck index."""
+    """A retrieved source as the writer sees it: printed slide number or title, never the deck index.
+
+    Lines the unit's deck repeats on many pages (an outline sidebar, a course footer) are left out of the
+    text; ``filler`` marks title, agenda and divider pages, which answer no question about the content.
+    """
     um = material.unit(int(src.lecture_unit_id))
     if isinstance(src, PageChunk):
         page = um.deck.page(src.page_number) if um.deck else None
-        return {"kind": "slide", "unit": um.unit.name, "where": um.page_label(src.page_number),
+        return {"kind": "slide", "uuid": src.uuid, "unit": um.unit.name, "where": um.page_label(src.page_number),
                 "printed": page.display_page_number if page else None, "title": page.title if page else "",
-                "text": src.text}
-    return {"kind": "video", "unit": um.unit.name, "where": f"video at {clock(src.start)}", "start": src.start,
-            "text": src.text}
+                "text": without_repeated_lines(src.text, repeated_lines(material, um.unit.id)),
+                "filler": is_filler(src.text, src.page_number, page.display_page_number if page else None)}
+    return {"kind": "video", "uuid": src.uuid, "unit": um.unit.name, "where": f"video at {clock(src.start)}",
+            "start": src.start, "end": src.end, "text": src.text}
+
+
+FILLER_TITLES = GENERIC_TITLES | frozenset(("table of contents", "part", "teil", "thank you", "vielen dank"))
+_DIVIDER_TITLE = re.compile(r"^(?:part|teil|partie|parte|deel|część|section|abschnitt|chapter|kapitel)\s+\d+\b",
+                            re.I)
+
+
+def is_filler(text: str, page_number: int, printed: str | None) -> bool:
+    """A title, agenda, divider, "Questions?" or references page: it frames the lecture, it does not teach."""
+    slide = slide_units(text)
+    title = slide.title.strip(" ?!.:").lower()
+    if title in FILLER_TITLES or _DIVIDER_TITLE.match(title) or title.startswith(("reference", "literatur")):
+        return True
+    if page_number == 1 and not printed:
+        return True  # the title page
+    words = sum(len(u.full().split()) for u in slide.units)
+    return words <= 8 and len(slide.units) <= 2
+
+
+def repeated_lines(material: CourseMaterial, unit_id: int) -> frozenset[str]:
+    """Lines that stand on at least three pages and a quarter of the unit's deck (navigation, footers)."""
+    key = (id(material), unit_id)
+    cached = _REPEATED.get(key)
+    if cached is not None and cached[0] is material:
+        return cached[1]
+    um = material.unit(unit_id)
+    counts: Counter[str] = Counter()
+    for chunk in um.chunks:
+        counts.update({ln.strip() for ln in chunk.text.splitlines() if ln.strip()})
+    pages = len({c.page_number for c in um.chunks}) or 1
+    found = frozenset(ln for ln, c in counts.items() if c >= 3 and c >= pages / 4 and not ln.isdigit())
+    _REPEATED[key] = (material, found)
+    return found
+
+
+_REPEATED: dict[tuple[int, int], tuple[CourseMaterial, frozenset[str]]] = {}
+
+
+def without_repeated_lines(text: str, repeated: frozenset[str]) -> str:
+    if not repeated:
+        return text
+    lines = text.splitlines()
+    kept = [ln for i, ln in enumerate(lines) if i == 0 or ln.strip() not in repeated]  # the title stays
+    return "\n".join(kept)
 
 
 @dataclass
@@ -51,13 +102,16 @@ class ToolState:
     faqs: list[FaqSource] = field(default_factory=list)
     switched_to: int | None = None
 
-    def lecture_retrieval(self, query: str, k: int = 5, unit_id: int | None = None) -> list[LectureSource]:
-        hits = self.material.lecture_index.search(query, k=k, unit_id=unit_id)
+    def lecture_retrieval(self, query: str, k: int = 5, unit_id: int | None = None,
+                          context: str = "") -> list[LectureSource]:
+        """Search slides and transcripts for ``query``; ``context`` (the recent turns) adds its terms with
+        less weight, so that a follow-up ("and the second case?") still finds its slide."""
+        hits = self.material.lecture_index.search(query, k=k, unit_id=unit_id, context=context)
         self.retrieved.extend(hits)
         return hits
 
-    def faq_retrieval(self, query: str, k: int = 3) -> list[FaqSource]:
-        hits = self.material.faq_index.search(query, k=k)
+    def faq_retrieval(self, query: str, k: int = 3, context: str = "") -> list[FaqSource]:
+        hits = self.material.faq_index.search(query, k=k, context=context)
         self.faqs.extend(hits)
         return hits
 

@@ -63,6 +63,15 @@ def segment_at(um: UnitMaterial, second: float) -> TranscriptSegment | None:
     return before[-1] if before else None
 
 
+def segments_around(um: UnitMaterial, second: float, before: int = 1, after: int = 2) -> list[TranscriptSegment]:
+    """The segment playing at ``second`` with ``before`` segments before it and ``after`` after it."""
+    current = segment_at(um, second)
+    if current is None:
+        return list(um.segments[: after + 1])
+    at = um.segments.index(current)
+    return list(um.segments[max(0, at - before) : at + after + 1])
+
+
 def current_view(material: CourseMaterial, position: ViewPosition) -> CurrentView:
     um = material.unit(position.unit_id)
     unit = um.unit

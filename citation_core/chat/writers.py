@@ -19,7 +19,7 @@ from ..pipeline.trace import Trace
 from ..textutil import content_tokens
 from .offline_writer import write_answer
 from .tools import TOOLS, ToolState, passage
-from .view import CurrentView
+from .view import CurrentView, segments_around
 
 MAX_TOOL_ROUNDS = 4
 
@@ -32,6 +32,16 @@ class WriterTurn:
     prompt: str  # the rendered system prompt
     language: str  # language code
     trace: Trace
+    history: tuple[tuple[str, str], ...] = ()  # earlier (question, answer) turns, oldest first, without markers
+
+    def context(self, turns: int = 2) -> str:
+        """The recent turns as retrieval context: their questions and the start of their answers."""
+        return " ".join(f"{q} {a[:300]}" for q, a in self.history[-turns:])
+
+    def messages(self) -> tuple[ChatMessage, ...]:
+        """System prompt, the conversation so far, then the question."""
+        earlier = tuple(m for q, a in self.history for m in (ChatMessage("user", q), ChatMessage("assistant", a)))
+        return (ChatMessage("system", self.prompt), *earlier, ChatMessage("user", self.question))
 
 
 class AnswerWriter(Protocol):
@@ -64,18 +74,41 @@ class ExtractiveWriter:
         target = mentioned_unit(state.material, turn.question, view.unit_id)
         if target is not None:
             state.switched_to = target
-        state.lecture_retrieval(turn.question, k=4, unit_id=target)
+        context = turn.context()
+        view_json = {} if target is not None else self._view(state, view)
+        state.lecture_retrieval(turn.question, k=6, unit_id=target, context=context)
         state.faq_retrieval(turn.question)
-        view_json = {} if target is not None else {
-            "unit": view.unit_name, "label": view.label, "printed": view.display_page_number,
-            "title": view.title, "second": view.second, "text": "\n".join(s.text for s in view.sources)}
         inputs = {"question": turn.question, "language": turn.language, "view": view_json,
+                  "history": [list(h) for h in turn.history],
                   "passages": [passage(state.material, s) for s in state.retrieved],
                   "faqs": [{"question": f.question, "answer": f.answer} for f in state.faqs]}
         model = OfflineModel(self.role.model_id, self.role.model_name, writer=write_answer)
-        request = LlmRequest("writer", (ChatMessage("system", turn.prompt), ChatMessage("user", turn.question)),
-                             inputs)
+        request = LlmRequest("writer", turn.messages(), inputs)
         return complete_recorded(turn.trace, model, self.role, request, turn.prompt).content
+
+    @staticmethod
+    def _view(state: ToolState, view: CurrentView) -> dict[str, Any]:
+        """The open slide, or the transcript around the open second with the slide shown then. What the
+        writer reads here is added to what the turn retrieved, so that the answer can be cited from it."""
+        material = state.material
+        um = material.unit(view.unit_id)
+        out: dict[str, Any] = {"unit": view.unit_name, "label": view.label, "printed": view.display_page_number,
+                               "title": view.title, "second": view.second}
+        if view.second is None:
+            if view.sources:
+                first = passage(material, view.sources[0])
+                out.update(kind="slide", uuid=view.sources[0].uuid, filler=first.get("filler", False),
+                           text="\n".join(str(passage(material, s)["text"]) for s in view.sources))
+            return out
+        window = segments_around(um, view.second)
+        state.retrieved.extend(window)
+        out.update(kind="video", uuid=window[0].uuid if window else None,
+                   start=window[0].start if window else view.second, text=" ".join(s.text for s in window))
+        shown = [c for c in um.chunks if c.page_number == view.page] if view.page is not None else []
+        if shown:
+            state.retrieved.extend(shown)
+            out["shown"] = passage(material, shown[0])
+        return out
 
 
 class ToolCallingWriter:
@@ -88,8 +121,8 @@ class ToolCallingWriter:
         model = self.role.make()
         history: list[dict[str, Any]] = []
         for round_ in range(MAX_TOOL_ROUNDS + 1):
-            request = LlmRequest("writer", (ChatMessage("system", turn.prompt), ChatMessage("user", turn.question)),
-                                 {}, () if round_ == MAX_TOOL_ROUNDS else TOOLS, tuple(history))
+            request = LlmRequest("writer", turn.messages(), {}, () if round_ == MAX_TOOL_ROUNDS else TOOLS,
+                                 tuple(history))
             resp = complete_recorded(turn.trace, model, self.role, request, turn.prompt)
             if not resp.tool_calls:
                 return resp.content

@@ -38,11 +38,31 @@ class LanguageChoice:
 
     @property
     def line(self) -> str:
+        """The line before every citation prompt of a run (placement, keyword, summary).
+
+        As in Iris it says how the citations are formatted; it never asks for the answer to be translated
+        (placement must return the answer's text unchanged, whatever its language).
+        """
         lang = self.language
-        return (
-            f"Write every word of your output in {lang.name} ({lang.native}), "
-            f"whatever the language of the answer or the sources."
-        )
+        return (f"Format all citations in {lang.name} ({lang.native}): write every keyword and summary in "
+                f"{lang.name}; never translate or change the answer text itself.")
+
+    def line_for(self, task: str) -> str:
+        """The line for one task: placement only hears how citations are formatted; keyword and summary
+        hear which language to write in; the writer which language to answer in."""
+        lang = self.language
+        if task.startswith("placement"):
+            return (f"Format all citations for a reader of {lang.name} ({lang.native}); copy the answer exactly "
+                    f"as it is, in its own language.")
+        if task == "writer":
+            return self.writer_line
+        return f"Write it in {lang.name} ({lang.native}), whatever the language of the paragraph."
+
+    @property
+    def writer_line(self) -> str:
+        """The line before the answer writer's prompt."""
+        lang = self.language
+        return f"Answer in {lang.name} ({lang.native}), whatever the language of the question or the material."
 
 
 def choose_language(code: str | None) -> LanguageChoice:
