@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from ..contract import sanitize_field
 from ..errors import ModelCallError
 from ..llm.config import KeywordStrategy
+from ..textutil import detect_language, sentences, stop_words
 from .model_calls import NO_DEADLINE, Deadline, RoleModel, call_model
 from .prompts import Prompts
 from .serialize import SerializedSource
@@ -38,16 +39,46 @@ class EnrichContext:
     deadline: Deadline = NO_DEADLINE
 
 
+_MARKDOWN = re.compile(r"\*\*|__|`+|^#+\s*|^\s*(?:[-*+•]|\d+[.)])\s+", re.M)
+_LABEL = re.compile(r"^(?:keyword|schlagwort|stichwort|mot-clé|palabra clave|parola chiave|palavra-chave|trefwoord"
+                    r"|słowo kluczowe|anahtar kelime|ключевое слово|summary|zusammenfassung|résumé|resumen|riassunto"
+                    r"|resumo|samenvatting|podsumowanie|özet|краткое содержание)\s*[:\-–]\s*", re.I)
+MAX_KEYWORD_WORDS = 4
+
+
 def clean_keyword(raw: str) -> str:
+    """The keyword a model replied: its first line without labels, quotes or Markdown, at most four words
+    (never ending in a stop word), sanitized for the marker."""
     line = next((ln for ln in raw.strip().splitlines() if ln.strip()), "")
-    line = line.strip().strip("\"'`*“”„«»").strip()
-    line = re.sub(r"^(keyword|schlagwort)\s*[:\-]\s*", "", line, flags=re.I)
-    return sanitize_field(line.rstrip("."))[:60]
+    line = _LABEL.sub("", _strip(_MARKDOWN.sub("", line)))
+    line = _strip(line)
+    words = line.split()
+    if len(words) > MAX_KEYWORD_WORDS:
+        lang = detect_language(line)
+        words = words[:MAX_KEYWORD_WORDS]
+        while len(words) > 1 and words[-1].lower() in stop_words(lang):
+            words.pop()
+    return sanitize_field(" ".join(words))[:60].strip()
+
+
+def _strip(text: str) -> str:
+    """``text`` without surrounding quotes, emphasis and final punctuation."""
+    while True:
+        stripped = text.strip().strip("\"'`*_“”„«»「」").rstrip(".!?;,").strip()
+        if stripped == text:
+            return text
+        text = stripped
 
 
 def clean_summary(raw: str) -> str:
-    text = raw.strip().strip("\"“”„")
-    text = re.sub(r"^(summary|zusammenfassung)\s*[:\-]\s*", "", text, flags=re.I)
+    """The summary a model replied: one paragraph of at most two sentences, without labels, quotes or
+    Markdown, sanitized for the marker."""
+    text = _MARKDOWN.sub("", raw.strip())
+    text = " ".join(text.split()).strip().strip("\"“”„«»").strip()
+    text = _LABEL.sub("", text).strip()
+    parts = sentences(text)
+    if len(parts) > 2:
+        text = text[: parts[1].end]
     return sanitize_field(text)
 
 
