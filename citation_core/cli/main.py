@@ -1,4 +1,4 @@
-"""``citation-studio``: cite, parse, deck, transcript, course, ask, render, bench.
+"""``citation-studio``: cite, audit, parse, deck, transcript, course, ask, render, bench.
 
 Bad input exits with code 2 and one line on stderr naming the file or field and what is wrong; a
 failed run exits with 1 and one line. No input makes it print a traceback: anything unexpected is
@@ -83,6 +83,29 @@ def cmd_cite(args: argparse.Namespace) -> int:
         _write(cited.answer + ("" if cited.answer.endswith("\n") else "\n"))
         for f in cited.failures:
             print(f"warning: {f.kind}: {f.message}", file=sys.stderr)
+    return 0
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    from ..pipeline.audit import audit
+    from ..sources import Sources
+
+    sources = Sources.load(Path(args.sources))
+    audits = audit(_read_text(args.answer, "answer"), sources)
+    if args.json:
+        _emit({"audits": [a.to_json() for a in audits]})
+        return 0
+    for a in audits:
+        c = a.citation
+        where = f"page {c['page']}" if c["page"] is not None else (
+            f"{c['start']}–{c['end']} s" if c["start"] is not None else "FAQ")
+        _print(f"{a.support.verdict.upper():<11} {a.support.score:.2f}  {c['type']}:{c['entity_id']} {where} "
+               f"“{c['keyword']}”")
+        _print(f"  sentence: {a.sentence}")
+        _print(f"  evidence: {' '.join(a.evidence.text.split()) if a.evidence else '(none)'}")
+        _print(f"  why:      {a.support.reason}")
+    flagged = sum(a.support.verdict == "unsupported" for a in audits)
+    print(f"{len(audits)} citation(s), {flagged} unsupported", file=sys.stderr)
     return 0
 
 
@@ -246,6 +269,13 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--variant", choices=VARIANTS, default="default")
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=cmd_cite)
+
+    au = sub.add_parser("audit", help="check each final-form marker of an answer against its source's words")
+    au.add_argument("--sources", required=True, help="SOURCES.json")
+    au.add_argument("--answer", required=True, help="an answer with final-form markers (or - for stdin)")
+    au.add_argument("--lang", default=None, help="language of the answer (for stemming), e.g. de")
+    au.add_argument("--json", action="store_true")
+    au.set_defaults(func=cmd_audit)
 
     pa = sub.add_parser("parse", help="list the markers a parser finds, as JSON")
     pa.add_argument("--pattern", choices=PATTERN_NAMES, default="client")

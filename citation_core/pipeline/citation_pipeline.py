@@ -18,6 +18,7 @@ from ..errors import PlacementError
 from ..llm.config import CITATION_PIPELINE, KeywordStrategy, LlmConfig, PassOrder
 from ..llm.factory import create_model
 from ..sources import FaqSource, LectureSource, Source, Sources
+from .evidence import Evidence, Support
 from .languages import choose_language
 from .model_calls import NO_DEADLINE, Deadline, ModelFactory, ModelLike, RoleModel
 from .phases import PHASES, PassKind, PassRun, Phase, run_phases
@@ -33,11 +34,16 @@ class Citation:
     summary: str
     source: Source
     marker: str  # as written into the answer (final form, or intermediate when not rewritten)
+    sentence: str = ""  # the answer sentence it (first) stands behind
+    evidence: Evidence | None = None  # the passage of the source that supports that sentence
+    support: Support | None = None
 
     def to_json(self) -> dict[str, Any]:
         ref = self.ref
         return {"type": ref.type, "entity_id": ref.entity_id, "page": ref.page, "start": ref.start,
-                "end": ref.end, "keyword": self.keyword, "summary": self.summary}
+                "end": ref.end, "keyword": self.keyword, "summary": self.summary,
+                "evidence": self.evidence.to_json() if self.evidence else None,
+                "support": self.support.to_json() if self.support else None}
 
 
 @dataclass(frozen=True)
@@ -257,7 +263,8 @@ class CitationPipeline:
         entries = run.serialized.by_seq()
         if run.final is not None:
             cites = tuple(Citation(s, entries[s].ref, run.enrichment.keywords.get(s, ""),
-                                   run.enrichment.summaries.get(s, ""), entries[s].source, run.finals[s])
+                                   run.enrichment.summaries.get(s, ""), entries[s].source, run.finals[s],
+                                   *run.evidence.get(s, ("", None, None)))
                           for s in run.used)
             marks = tuple((ins.offset, run.finals[ins.seq]) for ins in run.placement.insertions)
             return PassResult(kind, answer, run.final, run.placed, cites, run.used, True, trace, marks)

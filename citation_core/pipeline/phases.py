@@ -6,7 +6,8 @@ seed (DESIGN 4.3) by the phase's ``on_error``:
 
 - ``placement``: the pass fails with ``PlacementError`` (the caller keeps the answer so far);
 - ``keep_placed``: the placement result is returned with its ``!seq`` markers;
-- ``keep_answer``: the answer is returned unchanged, without citations.
+- ``keep_answer``: the answer is returned unchanged, without citations;
+- ``keep_going``: the failure is recorded and the pass ends with what it has (evidence is an extra).
 
 A phase can be swapped (``replace_phase``) to test the loop and the policy without patching modules.
 """
@@ -22,6 +23,7 @@ from ..errors import PlacementError
 from ..llm.config import KeywordStrategy
 from ..sources import FaqSource, Source
 from . import enrich as enrich_mod
+from .evidence import Evidence, Support, find_evidence, judge_support, sentence_before
 from .languages import LanguageChoice
 from .model_calls import NO_DEADLINE, Deadline, RoleModel, call_model
 from .placement import Placement, render_insertions, validate_placement
@@ -31,7 +33,7 @@ from .serialize import Serialized, serialize_faqs, serialize_lecture
 from .trace import Failure, Trace
 
 PassKind = Literal["lecture", "faq"]
-OnError = Literal["placement", "keep_placed", "keep_answer"]
+OnError = Literal["placement", "keep_placed", "keep_answer", "keep_going"]
 
 
 @dataclass
@@ -55,6 +57,8 @@ class PassRun:
     enrichment: enrich_mod.Enrichment = field(default_factory=lambda: enrich_mod.Enrichment({}, {}))
     final: str | None = None  # the answer with final markers, once rewritten
     finals: dict[int, str] = field(default_factory=dict)
+    # seq -> (the answer sentence it first stands behind, the supporting passage, the verdict)
+    evidence: dict[int, tuple[str, Evidence | None, Support]] = field(default_factory=dict)
     stopped: bool = False  # nothing (more) to do: no sources, or nothing was cited
 
     @property
@@ -132,6 +136,19 @@ def rewrite(run: PassRun) -> dict[str, Any]:
     return {"answer": run.final}
 
 
+def evidence(run: PassRun) -> dict[str, Any]:
+    entries = run.serialized.by_seq()
+    for ins in run.placement.insertions:
+        if ins.seq in run.evidence:
+            continue
+        sentence = sentence_before(run.answer, ins.offset)
+        source = entries[ins.seq].source
+        found = find_evidence(sentence, source)
+        run.evidence[ins.seq] = (sentence, found, judge_support(sentence, found, source))
+    return {"evidence": {str(seq): {"sentence": s, "evidence": e.to_json() if e else None, "support": v.to_json()}
+                         for seq, (s, e, v) in run.evidence.items()}}
+
+
 PHASES: tuple[Phase, ...] = (
     Phase("serialize", serialize, "keep_answer"),
     Phase("place", place, "placement"),
@@ -139,6 +156,7 @@ PHASES: tuple[Phase, ...] = (
     Phase("collect", collect, "keep_answer"),
     Phase("enrich", enrich, "keep_placed"),
     Phase("rewrite", rewrite, "keep_placed"),
+    Phase("evidence", evidence, "keep_going"),
 )
 
 
@@ -169,6 +187,10 @@ def _fail(run: PassRun, phase: Phase, exc: Exception) -> None:
         run.trace.fail(Failure("placement", f"placement failed: {exc}", None, "raised to the chat pipeline"))
         raise PlacementError(f"citation placement failed: {exc}", run.trace) from exc
     run.stopped = True
+    if phase.on_error == "keep_going":
+        run.trace.fail(Failure("internal", f"internal error in phase {phase.name}: {type(exc).__name__}: {exc}", None,
+                               "the citations are kept without it"))
+        return
     run.final = None
     if phase.on_error == "keep_placed":
         run.trace.fail(Failure("enrichment_or_rewrite", f"unexpected error: {type(exc).__name__}: {exc}", None,

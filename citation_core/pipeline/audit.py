@@ -1,0 +1,53 @@
+"""Audit the final-form markers already in an answer (from this pipeline or any other) against sources."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from ..contract import SourceRef, parse, strip_markers
+from ..errors import MarkerError
+from ..sources import PageChunk, Source, Sources, TranscriptSegment
+from .evidence import Audit, Evidence, Support, find_evidence, judge_support, sentence_before
+
+
+def _points_at(ref: SourceRef, source: Source) -> bool:
+    if isinstance(source, PageChunk):
+        return ref.page is not None and source.page_number == ref.page
+    if isinstance(source, TranscriptSegment):
+        return ref.start is not None and int(source.start) == ref.start
+    return False
+
+
+def cited_sources(ref: SourceRef, sources: Sources) -> list[Source]:
+    """The given sources a reference points at (a page may come as several chunks)."""
+    if ref.type == "F":
+        return [f for f in sources.faqs if str(f.id) == ref.entity_id]
+    return [s for s in sources.lecture if str(s.lecture_unit_id) == ref.entity_id and _points_at(ref, s)]
+
+
+def best_support(sentence: str, candidates: Sequence[Source]) -> tuple[Evidence | None, Support]:
+    best: tuple[Evidence | None, Support] | None = None
+    for source in candidates:
+        found = find_evidence(sentence, source)
+        verdict = judge_support(sentence, found, source)
+        if best is None or verdict.score > best[1].score:
+            best = (found, verdict)
+    return best or (None, Support("unsupported", 0.0, "the cited source is not among the given sources"))
+
+
+def audit(answer: str, sources: Sources | Iterable[Source]) -> list[Audit]:
+    """One audit per final or stored marker of ``answer``, in order."""
+    given = sources if isinstance(sources, Sources) else Sources.of(sources)
+    out: list[Audit] = []
+    for m in parse(answer, "stored"):
+        try:
+            ref = m.source_ref()
+        except MarkerError:
+            continue
+        before = strip_markers(answer[: m.span[0]])
+        sentence = sentence_before(before, len(before))
+        evidence, support = best_support(sentence, cited_sources(ref, given))
+        citation = {"type": ref.type, "entity_id": ref.entity_id, "page": ref.page, "start": ref.start,
+                    "end": ref.end, "keyword": m.keyword or "", "summary": m.summary or ""}
+        out.append(Audit(sentence, citation, evidence, support))
+    return out

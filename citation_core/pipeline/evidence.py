@@ -1,0 +1,149 @@
+"""Evidence and support: which words of a cited source support an answer sentence, and how well.
+
+For every (answer sentence, cited source) pair the best supporting passage is found in the source's
+own text: one to three consecutive lines of a slide, one to three consecutive sentences of a
+transcript segment, or one or two sentences of an FAQ answer. It is kept as offsets into that text
+plus the quoted words (``Evidence``). A lexical verdict (``Support``) says whether the passage
+supports the sentence: the share of the sentence's content terms (stemmed, per language) found in
+it, and whether the sentence's numbers appear in it. The same code runs for every model; the marker
+contract is not touched.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ..sources import FaqSource, PageChunk, Source
+from ..textutil import sentences, stems
+
+Verdict = Literal["supported", "partial", "unsupported"]
+SUPPORTED = 0.5  # share of the sentence's terms the evidence holds
+PARTIAL = 0.25
+MAX_LINES = 3
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?(?![\w])")
+_LINE = re.compile(r"[^\n]+")
+_WORD = re.compile(r"[^\W_]+")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A passage of a source's text: ``text == source_text[start:end]``."""
+
+    text: str
+    start: int
+    end: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"text": self.text, "start": self.start, "end": self.end}
+
+
+@dataclass(frozen=True)
+class Support:
+    verdict: Verdict
+    score: float
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"verdict": self.verdict, "score": self.score, "reason": self.reason}
+
+
+def source_text(source: Source) -> str:
+    """The text evidence offsets point into: a slide's or segment's text, an FAQ's answer."""
+    return source.answer if isinstance(source, FaqSource) else source.text
+
+
+def _spans(source: Source) -> list[tuple[int, int]]:
+    """The units a passage is built of: slide lines, else sentences."""
+    text = source_text(source)
+    if isinstance(source, PageChunk):
+        units: list[tuple[int, int]] = []
+        for m in _LINE.finditer(text):
+            line = m.group(0)
+            if not line.strip():
+                continue
+            if units and _continues(text[units[-1][0] : units[-1][1]], line):
+                units[-1] = (units[-1][0], m.end())  # a wrapped bullet: its lines are one unit
+            else:
+                units.append((m.start(), m.end()))
+        return units
+    return [(s.start, s.end) for s in sentences(text)] or ([(0, len(text))] if text.strip() else [])
+
+
+def _continues(previous: str, line: str) -> bool:
+    """``line`` carries on the bullet or sentence of ``previous`` (PDF text breaks long bullets)."""
+    stripped = line.lstrip()
+    return bool(stripped) and not previous.rstrip().endswith((".", "!", "?", ":")) and (
+        line[:1].isspace() or stripped[:1].islower())
+
+
+def _numbers(text: str) -> set[str]:
+    return {n.replace(",", ".") for n in _NUMBER.findall(text)}
+
+
+def _overlap(sentence_terms: set[str], passage: str) -> float:
+    return len(sentence_terms & stems(passage)) / len(sentence_terms) if sentence_terms else 0.0
+
+
+def find_evidence(sentence: str, source: Source) -> Evidence | None:
+    """The passage of ``source`` sharing most of ``sentence``'s terms (shorter wins a tie), or None."""
+    text = source_text(source)
+    spans = _spans(source)
+    if not spans:
+        return None
+    wanted = stems(sentence)
+    width = 2 if isinstance(source, FaqSource) else MAX_LINES
+    best: tuple[float, int, int, int] | None = None  # (score, -length, start, end)
+    for i in range(len(spans)):
+        for j in range(i, min(i + width, len(spans))):
+            start, end = spans[i][0], spans[j][1]
+            score = _overlap(wanted, text[start:end])
+            key = (round(score, 6), -(end - start), start, end)
+            if best is None or key[:2] > best[:2]:
+                best = key
+    assert best is not None
+    _, _, start, end = best
+    if best[0] == 0.0:  # nothing in common: the first unit stands for the source
+        start, end = spans[0]
+    return Evidence(text[start:end], start, end)
+
+
+def judge_support(sentence: str, evidence: Evidence | None, source: Source) -> Support:
+    """A lexical verdict: share of the sentence's terms in the evidence, and its numbers in the source."""
+    wanted = stems(sentence)
+    if evidence is None or not wanted:
+        return Support("unsupported", 0.0, "the source has no text" if evidence is None else "no terms to check")
+    found = wanted & stems(evidence.text)
+    score = round(len(found) / len(wanted), 2)
+    missing_numbers = sorted(_numbers(sentence) - _numbers(source_text(source)))
+    words = dict.fromkeys(w.lower() for w in _WORD.findall(sentence) if stems(w) & found)  # as the sentence says
+    shared = ", ".join(list(words)[:6]) or "nothing"
+    reason = f"shares {len(found)} of {len(wanted)} terms ({shared})"
+    if missing_numbers:
+        reason += f"; the source does not have {', '.join(missing_numbers[:4])}"
+    if score >= SUPPORTED and not missing_numbers:
+        return Support("supported", score, reason)
+    if score >= PARTIAL:
+        return Support("partial", score, reason)
+    return Support("unsupported", score, reason)
+
+
+def sentence_before(answer: str, offset: int) -> str:
+    """The answer sentence a marker at ``offset`` stands behind (markers of its group aside)."""
+    before = [s for s in sentences(answer) if s.start < offset]
+    return before[-1].text if before else answer[:offset].strip()
+
+
+@dataclass(frozen=True)
+class Audit:
+    """One marker of an answer: the sentence it stands behind, what it cites, the evidence and the verdict."""
+
+    sentence: str
+    citation: dict[str, Any]  # type, entity_id, page, start, end, keyword, summary
+    evidence: Evidence | None
+    support: Support
+
+    def to_json(self) -> dict[str, Any]:
+        return {"sentence": self.sentence, "citation": self.citation,
+                "evidence": self.evidence.to_json() if self.evidence else None, **self.support.to_json()}
