@@ -1,0 +1,117 @@
+"""Where a citation's evidence stands on the rendered slide: one box per text line, from pdfium's character boxes.
+
+The evidence is a quote of the deck text (read by the deck loader); pdfium's own text of the page
+may differ in spacing, line breaks and bullet glyphs. Both are compared as words: each evidence line
+is found in pdfium's text as a run of the same words, and the boxes of its characters are joined per
+visual line. Boxes are fractions of the page (origin top left), so the viewer can draw them over an
+image of any size.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import MaterialError
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+MIN_WORDS = 1
+
+
+@dataclass(frozen=True)
+class Box:
+    left: float
+    top: float
+    right: float
+    bottom: float
+
+    def to_json(self) -> dict[str, float]:
+        return {"left": self.left, "top": self.top, "right": self.right, "bottom": self.bottom}
+
+
+def _words(text: str) -> list[tuple[str, int, int]]:
+    return [(m.group(0).casefold(), m.start(), m.end()) for m in _WORD.finditer(text)]
+
+
+def _find_run(page_words: list[tuple[str, int, int]], wanted: list[str], start_at: int) -> tuple[int, int] | None:
+    """Index range (into ``page_words``) of the first run equal to ``wanted``, searching from ``start_at``."""
+    n = len(wanted)
+    for i in range(start_at, len(page_words) - n + 1):
+        if page_words[i][0] == wanted[0] and [w for w, _, _ in page_words[i : i + n]] == wanted:
+            return i, i + n
+    return None
+
+
+class _Display:
+    """Page space (PDF units, y up, maybe rotated) to fractions of the displayed page (origin top left)."""
+
+    def __init__(self, page: Any) -> None:
+        self.x0, self.y0, self.x1, self.y1 = page.get_cropbox()
+        self.rotation = page.get_rotation() % 360
+
+    def point(self, x: float, y: float) -> tuple[float, float]:
+        w, h = self.x1 - self.x0, self.y1 - self.y0
+        if self.rotation == 90:
+            return (y - self.y0) / h, (x - self.x0) / w
+        if self.rotation == 180:
+            return (self.x1 - x) / w, (y - self.y0) / h
+        if self.rotation == 270:
+            return (self.y1 - y) / h, (self.x1 - x) / w
+        return (x - self.x0) / w, (self.y1 - y) / h
+
+    def rect(self, left: float, bottom: float, right: float, top: float) -> tuple[float, float, float, float]:
+        (ax, ay), (bx, by) = self.point(left, bottom), self.point(right, top)
+        return min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)
+
+
+def _line_boxes(textpage: Any, first: int, last: int, display: _Display) -> list[Box]:
+    """The character boxes of pdfium chars ``first..last`` joined per displayed line."""
+    lines: list[list[float]] = []  # [left, top, right, bottom] as fractions of the displayed page
+    for index in range(first, last):
+        left, bottom, right, top = textpage.get_charbox(index)
+        if right <= left or top <= bottom:
+            continue  # generated spaces and line breaks have no box
+        x0, y0, x1, y1 = display.rect(left, bottom, right, top)
+        for line in lines:
+            overlap = min(y1, line[3]) - max(y0, line[1])
+            if overlap > 0.5 * min(y1 - y0, line[3] - line[1]):
+                line[0], line[1] = min(line[0], x0), min(line[1], y0)
+                line[2], line[3] = max(line[2], x1), max(line[3], y1)
+                break
+        else:
+            lines.append([x0, y0, x1, y1])
+    return [Box(round(max(0.0, a), 4), round(max(0.0, b), 4), round(min(1.0, c), 4), round(min(1.0, d), 4))
+            for a, b, c, d in lines]
+
+
+def evidence_boxes(pdf: Path, page_number: int, evidence: str) -> list[Box]:
+    """Boxes around each line of ``evidence`` on page ``page_number`` (1-based) of ``pdf``; [] when not found."""
+    import pypdfium2
+
+    try:
+        document = pypdfium2.PdfDocument(str(pdf))
+    except pypdfium2.PdfiumError as err:
+        raise MaterialError(f"{pdf.name}: cannot open the PDF ({err})") from err
+    try:
+        if not 1 <= page_number <= len(document):
+            raise MaterialError(f"{pdf.name}: page {page_number} is out of range 1..{len(document)}")
+        page = document[page_number - 1]
+        display = _Display(page)
+        textpage = page.get_textpage()
+        page_words = _words(textpage.get_text_range())
+        boxes: list[Box] = []
+        cursor = 0
+        for line in evidence.splitlines():
+            wanted = [w for w, _, _ in _words(line)]
+            if len(wanted) < MIN_WORDS:
+                continue
+            run = _find_run(page_words, wanted, cursor) or _find_run(page_words, wanted, 0)
+            if run is None:
+                continue
+            cursor = run[1]
+            boxes += _line_boxes(textpage, page_words[run[0]][1], page_words[run[1] - 1][2], display)
+        return boxes
+    finally:
+        document.close()
