@@ -2,8 +2,9 @@
 
 Printed numbers (DESIGN 3) come from, in order: a manifest override, the PDF's own
 ``/PageLabels`` (only when the catalog really has them), a number printed in the page text,
-else none. Nothing is guessed: a number is only taken from the text when the whole deck
-agrees on how it prints its numbers.
+a number read from the rendered corners and footer of the pages (OCR, only when nothing before
+numbers the deck), else none. Nothing is guessed: a number is only taken from the text or the
+images when the whole deck agrees on how it prints its numbers.
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ from __future__ import annotations
 import io
 import math
 import re
-from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,9 +22,12 @@ import pypdfium2
 from pypdf.errors import PyPdfError
 
 from ..errors import MaterialError
+from . import ocr
 from .models import Deck, DeckPage, DisplaySource
 
-__all__ = ["load_deck", "render_page_png"]
+__all__ = ["Progress", "load_deck", "needs_reading", "render_page_png"]
+
+Progress = Callable[[int, int], None]  # (pages read, pages in all) while the page images are read
 
 # "12 / 40" or "12/40" at the end of a line (a footer run together with other text counts).
 _FRACTION = re.compile(r"(?:^|\s)(\d{1,4})\s*/\s*(\d{1,4})$")
@@ -56,14 +60,19 @@ class _PageClues:
     keywords: tuple[int, ...]
 
 
-def load_deck(path: Path, overrides: Mapping[int, str | None] | None = None) -> Deck:
+def load_deck(path: Path, overrides: Mapping[int, str | None] | None = None, *,
+              progress: Progress | None = None, read_images: bool = True) -> Deck:
     """Read a PDF deck. ``overrides`` maps a 1-based page number to its printed number (or None).
+
+    When neither the overrides, ``/PageLabels`` nor the page text number the deck, the corners and
+    footer of the rendered pages are read (OCR, cached per file content; ``read_images=False`` skips
+    it) and ``progress(done, total)`` is called after each page read.
 
     Raises MaterialError (naming the file, and the page where relevant) for a missing file,
     a non-PDF, an encrypted, corrupt or truncated PDF, or a PDF without any extractable text.
     """
     name = path.name
-    reader = _open(path)
+    data, reader = _open(path)
     try:
         page_objects = list(reader.pages)
     except PDF_ERRORS as err:
@@ -86,7 +95,8 @@ def load_deck(path: Path, overrides: Mapping[int, str | None] | None = None) -> 
     warnings = [f"{name}: page {i}: no extractable text (image-only page?)" for i in textless]
 
     labels = _page_labels(reader, len(texts), name, warnings)
-    numbers = _display_numbers(texts, labels, dict(overrides or {}), name, warnings)
+    images = _ImageReader(path, data, progress) if read_images else None
+    numbers = _display_numbers(texts, labels, dict(overrides or {}), name, warnings, images)
     pages = tuple(
         DeckPage(
             page_number=i,
@@ -139,7 +149,42 @@ def _check_file(path: Path) -> None:
         raise MaterialError(f"{path.name}: not a file ({path})")
 
 
-def _open(path: Path) -> pypdf.PdfReader:
+def needs_reading(path: Path) -> bool:
+    """Whether loading this deck would still read page images (it was never loaded with this content).
+
+    False when the images cannot be read at all (no Tesseract) or the file cannot be read.
+    """
+    if ocr.ocr_unavailable() is not None:
+        return False
+    try:
+        return not ocr.recorded(ocr.file_digest(path))
+    except OSError:
+        return False
+
+
+class _ImageReader:
+    """Reads the page images of one deck on demand (only when the deck needs it), remembers the decision."""
+
+    def __init__(self, path: Path, data: bytes, progress: Progress | None) -> None:
+        self.path, self.data, self.progress = path, data, progress
+
+    def not_needed(self) -> None:
+        if ocr.ocr_unavailable() is None:
+            ocr.remember_not_needed(ocr.content_digest(self.data))
+
+    def read(self, warnings: list[str]) -> list[tuple[ocr.OcrSegment, ...]] | None:
+        reason = ocr.ocr_unavailable()
+        if reason is not None:
+            warnings.append(f"{self.path.name}: printed numbers drawn on the pages cannot be read: {reason}")
+            return None
+        try:
+            return ocr.read_pages(self.path, self.data, self.progress)
+        except (RuntimeError, OSError, ValueError) as err:  # a page that cannot be rendered or read
+            warnings.append(f"{self.path.name}: printed numbers drawn on the pages cannot be read ({err})")
+            return None
+
+
+def _open(path: Path) -> tuple[bytes, pypdf.PdfReader]:
     name = path.name
     _check_file(path)
     data = path.read_bytes()
@@ -158,7 +203,7 @@ def _open(path: Path) -> pypdf.PdfReader:
             raise MaterialError(f"{name}: encrypted PDF that cannot be opened ({err})") from err
         if opened == pypdf.PasswordType.NOT_DECRYPTED:
             raise MaterialError(f"{name}: encrypted PDF: a password is required to open it")
-    return reader
+    return data, reader
 
 
 def _normalize(text: str) -> str:
@@ -208,6 +253,7 @@ def _display_numbers(
     overrides: dict[int, str | None],
     name: str,
     warnings: list[str],
+    images: _ImageReader | None = None,
 ) -> list[tuple[str | None, DisplaySource]]:
     count = len(texts)
     for page_number in sorted(p for p in overrides if not 1 <= p <= count):
@@ -215,6 +261,15 @@ def _display_numbers(
     clues = [_clues(text) for text in texts]
     text_numbers = _text_numbers(clues, count)
     label_shown = _labels_shown(clues, labels, texts)
+    image_numbers: list[str | None] = [None] * count
+    if images is not None:
+        numbered = labels is not None or any(n is not None for n in text_numbers)
+        if numbered or all(p in overrides for p in range(1, count + 1)):
+            images.not_needed()
+        else:
+            segments = images.read(warnings)
+            if segments is not None:
+                image_numbers = _image_numbers(segments)
 
     result: list[tuple[str | None, DisplaySource]] = []
     for index in range(count):
@@ -226,6 +281,8 @@ def _display_numbers(
             result.append((labels[index], "page_labels") if shown else (None, "none"))
         elif text_numbers[index] is not None:
             result.append((text_numbers[index], "text"))
+        elif image_numbers[index] is not None:
+            result.append((image_numbers[index], "ocr"))
         else:
             result.append((None, "none"))
 
@@ -321,6 +378,74 @@ def _chain_numbers(candidates: Sequence[Sequence[int]]) -> list[int | None]:
         numbers[page] = number
         node = back[node]
     return numbers
+
+
+# --- printed numbers read from the page images --------------------------------------------
+
+# a group read from an image: "12 / 40", "Folie 12" or a lone "12", with stray marks around it
+_IMAGE_STRAY = "|[](){}'\"`.,:;_~"
+
+
+@dataclass(frozen=True)
+class _ImageClue:
+    page: int  # 0-based
+    kind: str  # "fraction", "keyword", "lone"
+    number: int
+    total: int | None
+    place: tuple[str, int, int]  # band, third of the page width (0..2), height in hundredths of the page
+
+
+def _image_clues(index: int, segments: Sequence[ocr.OcrSegment]) -> list[_ImageClue]:
+    clues: list[_ImageClue] = []
+    for segment in segments:
+        text = " ".join(segment.text.split()).strip(_IMAGE_STRAY + " ")
+        centre_x, centre_y = (segment.x0 + segment.x1) / 2, (segment.y0 + segment.y1) / 2
+        place = (segment.band, min(2, int(centre_x * 3)), round(centre_y * 100))
+        if match := _FRACTION.search(text):
+            clues.append(_ImageClue(index, "fraction", int(match.group(1)), int(match.group(2)), place))
+        elif match := _KEYWORD.search(text):
+            clues.append(_ImageClue(index, "keyword", int(match.group(1)), None, place))
+        elif _LONE.fullmatch(text):
+            clues.append(_ImageClue(index, "lone", int(text), None, place))
+    return clues
+
+
+def _image_numbers(pages: Sequence[Sequence[ocr.OcrSegment]]) -> list[str | None]:
+    """Printed numbers read from the corners and footer, by the best deck-wide consistent convention.
+
+    Stricter than the text: a convention is one kind ("N / TOTAL" with one TOTAL, "Folie N", a lone
+    "N") at one place of the page (band, third of the width, height within 1 % of the page), and a
+    number never exceeds its page's position in the deck. Among the conventions that number at least
+    half of the pages with at least two different numbers, the one numbering the most pages wins.
+    """
+    count = len(pages)
+    clues = [clue for index, segments in enumerate(pages) for clue in _image_clues(index, segments)]
+    needed = max(2, math.ceil(count / 2))
+    groups: dict[tuple[str, str, int], list[_ImageClue]] = defaultdict(list)
+    for clue in clues:
+        if clue.number <= clue.page + 1 and (clue.total is None or clue.number <= clue.total):
+            groups[(clue.kind, clue.place[0], clue.place[1])].append(clue)
+    best: tuple[int, int, list[int | None]] | None = None
+    order = {"fraction": 0, "keyword": 1, "lone": 2}
+    for (kind, _band, _third), members in groups.items():
+        for height in sorted({c.place[2] for c in members}):
+            near = [c for c in members if abs(c.place[2] - height) <= 1]
+            if kind == "fraction":
+                total = Counter(c.total for c in near).most_common(1)[0][0]
+                near = [c for c in near if c.total == total]
+            candidates: list[list[int]] = [[] for _ in range(count)]
+            for c in near:
+                candidates[c.page].append(c.number)
+            numbers = _chain_numbers(candidates)
+            found = [n for n in numbers if n is not None]
+            if len(found) < needed or len(set(found)) < 2:
+                continue
+            score = (len(found), -order[kind])
+            if best is None or score > best[:2]:
+                best = (*score, numbers)
+    if best is None:
+        return [None] * count
+    return [str(n) if n is not None else None for n in best[2]]
 
 
 # --- title ---------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from typing import Literal
 
 from ..errors import UnknownUnitError
 
-DisplaySource = Literal["manifest", "page_labels", "text", "none"]
+DisplaySource = Literal["manifest", "page_labels", "text", "ocr", "none"]
 
 
 @dataclass(frozen=True)

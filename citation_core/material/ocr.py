@@ -1,0 +1,406 @@
+"""Read what is printed in the corners and the footer of slide pages from their rendering (Tesseract OCR).
+
+Used only for decks whose printed numbers are drawn (images, vector paths, scans) instead of written as
+text, and only when neither the manifest, ``/PageLabels`` nor the page text numbers the deck (see
+``deck.py``). This module reads; ``deck.py`` decides which of the words read are slide numbers.
+
+Each page is rendered (pypdfium2) in two bands: the footer (the bottom 14 % of the page, full width)
+and the top right corner. Inside a band, separate groups of ink (a word, "12 / 40", "Folie 7", a tick
+label of a chart) are found by cutting along empty rows and columns; every group of text size is cut
+out, scaled to one height, and all groups of a page are read in one Tesseract call, one group per line.
+What is read is cached per deck content (SHA-256) as JSON in :func:`cache_dir`, so a deck is read once.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pypdfium2
+from PIL import Image, ImageFilter, ImageOps
+
+__all__ = [
+    "CACHE_ENV",
+    "OcrSegment",
+    "Progress",
+    "cache_dir",
+    "content_digest",
+    "file_digest",
+    "ocr_unavailable",
+    "read_pages",
+    "recorded",
+    "remember_not_needed",
+]
+
+CACHE_ENV = "CITATION_STUDIO_OCR_CACHE"
+FORMAT = 1  # bump when what is stored (bands, scale, segmentation) changes: older entries are read again
+MAX_CACHE_ENTRIES = 2000
+
+Progress = Callable[[int, int], None]  # (pages done, pages in all)
+
+# (name, left, top, right, bottom) as fractions of the page, y downwards
+BANDS: tuple[tuple[str, float, float, float, float], ...] = (
+    ("bottom", 0.0, 0.86, 1.0, 1.0),
+    ("top right", 0.6, 0.0, 1.0, 0.14),
+)
+_PX_PER_MM = 10.0  # rendering resolution of the bands (about 250 dpi)
+_ROW_GAP_MM = 0.35  # an empty run at least this high separates two lines
+_COL_GAP_MM = 2.4  # an empty run at least this wide separates two groups on a line (word gaps are smaller)
+_MIN_HEIGHT, _MAX_HEIGHT = 0.007, 0.05  # a group of text size: its height as a fraction of the page height
+_MAX_WIDTH = 0.5  # ... and at most half the page wide
+_LINE_PX = 40  # each group is scaled to this height before it is read
+_MAX_GROUPS = 24  # groups read per page (the largest ones are dropped first)
+_TESSERACT_CONFIG = "--psm 6 -c tessedit_do_invert=0"
+
+
+@dataclass(frozen=True)
+class OcrSegment:
+    """One group of ink read from a band: its text and where it is (fractions of the page, y down)."""
+
+    text: str
+    band: str
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
+# --- availability --------------------------------------------------------------------------
+
+
+_AVAILABLE: dict[str, str | None] = {}
+_LOCK = threading.Lock()
+
+
+def ocr_unavailable() -> str | None:
+    """Why the page images cannot be read (no pytesseract, no tesseract program), or None when they can."""
+    with _LOCK:
+        if "reason" not in _AVAILABLE:
+            _AVAILABLE["reason"] = _why_unavailable()
+        return _AVAILABLE["reason"]
+
+
+def _why_unavailable() -> str | None:
+    try:
+        import pytesseract
+    except ImportError:
+        return "the Python package pytesseract is not installed"
+    command = pytesseract.pytesseract.tesseract_cmd
+    if shutil.which(command) is None:
+        return f"the Tesseract program ({command}) is not installed"
+    return None
+
+
+@functools.cache
+def engine_version() -> str:
+    """The Tesseract version (part of the cache key: another version may read differently)."""
+    import pytesseract
+
+    return str(pytesseract.get_tesseract_version())
+
+
+# --- cache ---------------------------------------------------------------------------------
+
+
+def cache_dir() -> Path:
+    """Where read pages are kept: ``$CITATION_STUDIO_OCR_CACHE``, else ``$XDG_CACHE_HOME/citation-studio/ocr``
+    (``~/.cache/citation-studio/ocr``)."""
+    configured = os.environ.get(CACHE_ENV)
+    if configured:
+        return Path(configured)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "citation-studio" / "ocr"
+
+
+def content_digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+_FILE_DIGESTS: dict[tuple[str, int, int], str] = {}
+
+
+def file_digest(path: Path) -> str:
+    """:func:`content_digest` of a file, remembered while its size and modification time stay."""
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    with _LOCK:
+        known = _FILE_DIGESTS.get(key)
+    if known is None:
+        known = content_digest(path.read_bytes())
+        with _LOCK:
+            if len(_FILE_DIGESTS) > 1000:
+                _FILE_DIGESTS.clear()
+            _FILE_DIGESTS[key] = known
+    return known
+
+
+def _entry_path(digest: str) -> Path:
+    return cache_dir() / f"{digest}.json"
+
+
+def _load_entry(digest: str) -> dict[str, Any] | None:
+    try:
+        entry = json.loads(_entry_path(digest).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(entry, dict) or entry.get("format") != FORMAT:
+        return None
+    return entry
+
+
+def _store_entry(digest: str, entry: dict[str, Any]) -> None:
+    """Write an entry atomically; a cache that cannot be written is no error (the deck is read again)."""
+    folder = cache_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".entry-", suffix=".json")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(entry, fh, ensure_ascii=False, separators=(",", ":"))
+        os.replace(tmp, _entry_path(digest))
+        _prune(folder)
+    except OSError:
+        return
+
+
+def _prune(folder: Path) -> None:
+    entries = [p for p in folder.glob("*.json") if not p.name.startswith(".")]
+    if len(entries) <= MAX_CACHE_ENTRIES:
+        return
+    entries.sort(key=lambda p: p.stat().st_mtime)
+    for old in entries[: len(entries) - MAX_CACHE_ENTRIES]:
+        old.unlink(missing_ok=True)
+
+
+def recorded(digest: str) -> bool:
+    """Whether the deck with this content has been looked at: read, or found not to need reading."""
+    return _load_entry(digest) is not None
+
+
+def remember_not_needed(digest: str) -> None:
+    """Note that the deck with this content numbers its pages without the images (nothing to read)."""
+    if _load_entry(digest) is None:
+        _store_entry(digest, {"format": FORMAT, "needed": False})
+
+
+def _cached_pages(digest: str, page_count: int) -> list[tuple[OcrSegment, ...]] | None:
+    entry = _load_entry(digest)
+    if entry is None or not entry.get("needed") or entry.get("engine") != engine_version():
+        return None
+    pages = entry.get("pages")
+    if not isinstance(pages, list) or len(pages) != page_count:
+        return None
+    try:
+        return [tuple(OcrSegment(**segment) for segment in page) for page in pages]
+    except TypeError:
+        return None
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+def read_pages(path: Path, data: bytes, progress: Progress | None = None) -> list[tuple[OcrSegment, ...]]:
+    """What the footer and top right corner of every page say, from the cache or read now.
+
+    ``data`` is the file's content (the cache key). ``progress(done, total)`` is called after each page
+    read. Raises RuntimeError (with the reason) when the pages cannot be rendered or read.
+    """
+    reason = ocr_unavailable()
+    if reason is not None:
+        raise RuntimeError(reason)
+    digest = content_digest(data)
+    # one thread per Tesseract process: two processes read at once, and OpenMP threads on top only contend
+    os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+    document = pypdfium2.PdfDocument(data)
+    try:
+        count = len(document)
+        cached = _cached_pages(digest, count)
+        if cached is not None:
+            return cached
+        pages = _read_document(document, count, progress)
+    except pypdfium2.PdfiumError as err:
+        raise RuntimeError(f"cannot render the pages ({err})") from err
+    finally:
+        document.close()
+    _store_entry(digest, {"format": FORMAT, "needed": True, "engine": engine_version(), "file": path.name,
+                          "pages": [[asdict(s) for s in page] for page in pages]})
+    return pages
+
+
+def _read_document(document: pypdfium2.PdfDocument, count: int,
+                   progress: Progress | None) -> list[tuple[OcrSegment, ...]]:
+    """Render page by page (pdfium is not thread-safe) while Tesseract reads earlier pages in two threads."""
+    results: list[tuple[OcrSegment, ...]] = [() for _ in range(count)]
+    done = 0
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures: dict[Future[tuple[OcrSegment, ...]], int] = {}
+        pending: list[Future[tuple[OcrSegment, ...]]] = []
+        for index in range(count):
+            groups = list(_page_groups(document, index))
+            future = pool.submit(_read_groups, groups)
+            futures[future] = index
+            pending.append(future)
+            while len(pending) > 3:  # keep rendering at most a few pages ahead
+                first = pending.pop(0)
+                results[futures[first]] = first.result()
+                done += 1
+                if progress is not None:
+                    progress(done, count)
+        for future in pending:
+            results[futures[future]] = future.result()
+            done += 1
+            if progress is not None:
+                progress(done, count)
+    return results
+
+
+@dataclass(frozen=True)
+class _Group:
+    image: Image.Image  # greyscale, dark ink on white
+    band: str
+    box: tuple[float, float, float, float]  # fractions of the page
+
+
+def _page_groups(document: pypdfium2.PdfDocument, index: int) -> Iterator[_Group]:
+    page = document[index]
+    try:
+        width_pt, height_pt = page.get_size()
+        scale = _PX_PER_MM * 25.4 / 72
+        groups: list[_Group] = []
+        for name, left, top, right, bottom in BANDS:
+            crop = (left * width_pt, (1 - bottom) * height_pt, (1 - right) * width_pt, top * height_pt)
+            image = page.render(scale=scale, crop=crop, grayscale=True).to_pil().convert("L")
+            groups.extend(_band_groups(image, name, (left, top, right, bottom), (width_pt, height_pt)))
+    finally:
+        page.close()
+    groups.sort(key=lambda g: (g.box[3] - g.box[1]) * (g.box[2] - g.box[0]))
+    yield from groups[:_MAX_GROUPS]
+
+
+def _band_groups(image: Image.Image, name: str, band: tuple[float, float, float, float],
+                 page_size: tuple[float, float]) -> Iterator[_Group]:
+    """Groups of ink of text size in one rendered band, as dark-on-white crops."""
+    pixels = np.asarray(image.filter(ImageFilter.MedianFilter(3)), dtype=np.int16)
+    if pixels.size == 0:
+        return
+    background = int(np.median(pixels))
+    ink = np.abs(pixels - background) > 60
+    if not ink.any():
+        return
+    normal = ImageOps.autocontrast(ImageOps.invert(image) if background < 128 else image)
+    height_px, width_px = pixels.shape
+    mm = _PX_PER_MM
+    page_h_px = page_size[1] * 25.4 / 72 * mm
+    page_w_px = page_size[0] * 25.4 / 72 * mm
+    left, top = band[0] * page_w_px, band[1] * page_h_px
+    for y0, y1, x0, x1 in _xy_cut(ink, round(_ROW_GAP_MM * mm), round(_COL_GAP_MM * mm)):
+        h, w = (y1 - y0) / page_h_px, (x1 - x0) / page_w_px
+        if not _MIN_HEIGHT <= h <= _MAX_HEIGHT or w > _MAX_WIDTH:
+            continue
+        density = float(ink[y0:y1, x0:x1].mean())
+        if not 0.04 <= density <= 0.75:  # specks of noise spread thin, solid boxes and bars
+            continue
+        pad = max(2, (y1 - y0) // 4)
+        crop = _binary(normal.crop((max(0, x0 - pad), max(0, y0 - pad), min(width_px, x1 + pad),
+                                    min(height_px, y1 + pad))))
+        box = ((left + x0) / page_w_px, (top + y0) / page_h_px, (left + x1) / page_w_px, (top + y1) / page_h_px)
+        yield _Group(crop, name, box)
+
+
+def _binary(image: Image.Image) -> Image.Image:
+    """Black ink on white, split at the grey level that best separates the two (Otsu's threshold)."""
+    pixels = np.asarray(image.filter(ImageFilter.MedianFilter(3)), dtype=np.uint8)
+    counts = np.bincount(pixels.ravel(), minlength=256).astype(np.float64)
+    share = counts / counts.sum()
+    below = np.cumsum(share)
+    mean_below = np.cumsum(share * np.arange(256))
+    between = (mean_below[-1] * below - mean_below) ** 2 / (below * (1 - below) + 1e-12)
+    threshold = int(np.argmax(between))
+    return Image.fromarray(np.where(pixels > threshold, 255, 0).astype(np.uint8))
+
+
+def _runs(mask: np.ndarray, min_gap: int) -> list[tuple[int, int]]:
+    """Runs of True in a 1-D mask, joining runs separated by fewer than ``min_gap`` False."""
+    idx = np.flatnonzero(mask)
+    if idx.size == 0:
+        return []
+    breaks = np.flatnonzero(np.diff(idx) > min_gap)
+    starts = np.concatenate(([idx[0]], idx[breaks + 1]))
+    ends = np.concatenate((idx[breaks], [idx[-1]])) + 1
+    return [(int(s), int(e)) for s, e in zip(starts, ends, strict=True)]
+
+
+def _xy_cut(ink: np.ndarray, row_gap: int, col_gap: int) -> list[tuple[int, int, int, int]]:
+    """Boxes (y0, y1, x0, x1) of ink separated by empty rows and columns, cut recursively.
+
+    A row or column counts as empty with fewer than two ink pixels, so that single specks of noise
+    do not join what they lie between.
+    """
+    out: list[tuple[int, int, int, int]] = []
+    stack = [(0, ink.shape[0], 0, ink.shape[1])]
+    while stack:
+        y0, y1, x0, x1 = stack.pop()
+        region = ink[y0:y1, x0:x1]
+        rows = _runs(region.sum(axis=1) >= 2, row_gap)
+        if not rows:
+            continue
+        if len(rows) > 1 or rows[0] != (0, y1 - y0):
+            stack.extend((y0 + a, y0 + b, x0, x1) for a, b in rows)
+            continue
+        cols = _runs(region.sum(axis=0) >= 2, col_gap)
+        if not cols:
+            continue
+        if len(cols) > 1 or cols[0] != (0, x1 - x0):
+            stack.extend((y0, y1, x0 + a, x0 + b) for a, b in cols)
+            continue
+        out.append((y0, y1, x0, x1))
+    return out
+
+
+def _read_groups(groups: list[_Group]) -> tuple[OcrSegment, ...]:
+    """All groups of one page read in one Tesseract call: one group per line of a composed image."""
+    if not groups:
+        return ()
+    import pytesseract
+
+    lines: list[Image.Image] = []
+    for group in groups:
+        image = group.image
+        width = max(1, round(image.width * _LINE_PX / max(1, image.height)))
+        lines.append(image.resize((min(width, 1600), _LINE_PX), Image.Resampling.LANCZOS))
+    gap, margin = _LINE_PX, 20
+    sheet = Image.new("L", (max(i.width for i in lines) + 2 * margin, len(lines) * (_LINE_PX + gap) + gap), 255)
+    spans: list[tuple[int, int]] = []
+    for i, line in enumerate(lines):
+        y = gap + i * (_LINE_PX + gap)
+        sheet.paste(line, (margin, y))
+        spans.append((y - gap // 2, y + _LINE_PX + gap // 2))
+    data = pytesseract.image_to_data(sheet, lang="eng", config=_TESSERACT_CONFIG,
+                                     output_type=pytesseract.Output.DICT)
+    words: list[list[tuple[int, str]]] = [[] for _ in groups]
+    for text, left, top, height, conf in zip(data["text"], data["left"], data["top"], data["height"], data["conf"],
+                                            strict=True):
+        text = str(text).strip()
+        if not text or float(conf) < 0:
+            continue
+        centre = int(top) + int(height) / 2
+        for i, (a, b) in enumerate(spans):
+            if a <= centre < b:
+                words[i].append((int(left), text))
+                break
+    segments = []
+    for group, found in zip(groups, words, strict=True):
+        if found:
+            text = " ".join(word for _, word in sorted(found))
+            segments.append(OcrSegment(text, group.band, *(round(v, 4) for v in group.box)))
+    return tuple(segments)
