@@ -263,7 +263,9 @@ QUESTION_WORDS = frozenset("""slide slides page pages explain explains explainin
     talk talking say saying says mean means meaning tell show shown describe work works does
     folie folien seite seiten erkläre erklären erklärt erklärung vorlesung bedeutet bedeutung sagt zeigt
     funktioniert diapositive diapositiva expliquer explique explica spiega explicar uitleg wyjaśnij açıkla
-    объясни слайд""".split())
+    объясни слайд why how what which when where who warum wieso weshalb wie was wann wo welche welcher welches
+    pourquoi comment quoi quel quelle por qué cómo qué cuál perché come cosa quale porque como waarom hoe wat
+    dlaczego jak co dlaczego neden nasıl почему как что""".split())
 
 
 @functools.cache
@@ -344,6 +346,7 @@ def _split_block(block: str, lang: str) -> list[tuple[int, int]]:
                 break
             spans.append((a + at, a + at + len(body)))
             pos = at + len(body)
+    spans = [part for span in spans for part in _split_after_variables(block, span, lang)]
     # A boundary needs a sentence end before it (or a line break): pysbd sometimes cuts before a
     # one-letter word followed by a period ("… Kind von | y. Der …"); such pieces are joined again.
     merged: list[tuple[int, int]] = []
@@ -354,6 +357,28 @@ def _split_block(block: str, lang: str) -> list[tuple[int, int]]:
         else:
             merged.append(span)
     return merged
+
+
+_VARIABLE_END = re.compile(r"(?<=[\s(])[A-Za-z]\.(?=\s+([A-ZÄÖÜ][a-zäöüß]+)\b)")
+
+
+def _split_after_variables(block: str, span: tuple[int, int], lang: str) -> list[tuple[int, int]]:
+    """pysbd reads a one-letter word before a period as an initial ("arrays L and R. In every step"); in
+    lecture text it is a variable, and a sentence ends there when the next word is a function word."""
+    a, b = span
+    cuts = []
+    for m in _VARIABLE_END.finditer(block, a, b):
+        before = block[max(a, m.start() - 3) : m.start()]
+        if "." in before:
+            continue  # "z. B.", "e. g.": an abbreviation of several letters
+        if m.group(1).lower() in stop_words(lang):
+            cuts.append(m.end())
+    out, start = [], a
+    for cut in cuts:
+        out.append((start, cut))
+        start = cut + len(block[cut:b]) - len(block[cut:b].lstrip())
+    out.append((start, b))
+    return out
 
 
 def sentences(text: str, lang: str | None = None) -> list[Sentence]:
@@ -411,7 +436,7 @@ def first_sentences(text: str, max_sentences: int = 2, max_chars: int = 220, lan
 
 _CODE_LINE = re.compile(
     r"^\d+\s{2,}"  # numbered pseudo code: "3  while i ≤ n"
-    r"|^[A-Z][A-Z0-9_-]*\(.*\)$"  # a pseudo-code signature: "MERGE(A, p, q, r)"
+    r"|^[A-Z][A-Z0-9_-]*\([^()]*\)$"  # a pseudo-code signature: "MERGE(A, p, q, r)"
     r"|^(?:def|cdef|cpdef|class|import|from\s+\S+\s+import|return|print\(|raise|for\s+\w+\s+in|while\s|if\s.*:$"
     r"|elif\s|else:|try:|except\b|with\s.*:$|ctypedef|cimport|\\\w+\{|#\s*\w+\.(?:py|pyx|pxd|sh)\b)"
     r"|\s{2,}#\s|;\s*$|^[\w.]+\s*[+\-*/]?=\s*[\w.]+\(.*\)\s*$"
@@ -614,16 +639,14 @@ def keyword_problems(keyword: str, source: str, used: Sequence[str] = (), lang: 
         problems.append("does not start with a capital letter")
     if re.search(r"[*_`#\[\]]", keyword):
         problems.append("Markdown or brackets")
-    kw_terms = [t for t in tokens(keyword)]
+    kw_terms = tokens(keyword)
     if kw_terms:
-        src_tokens = set(tokens(source))
-        src_stems = {stem(t, lang) for t in src_tokens}
-        missing = [t for t in kw_terms if t not in src_tokens and stem(t, lang) not in src_stems]
-        if missing:
-            problems.append(f"not in the source: {', '.join(missing)}")
+        if not _occurs(kw_terms, tokens(source), lang):
+            problems.append("does not occur in the source (up to inflection)")
         last = kw_terms[-1]
-        if last in weak_words(lang) or last in ORDINALS.get(lang, {}):
-            problems.append(f"ends in the weak word {last!r}")
+        if last in stop_words(lang) or last in FRAGMENT_ENDS.get(lang, ()) or last in ORDINALS.get(lang, {}) or (
+                lang == "en" and len(last) > 4 and last.endswith("ly")):
+            problems.append(f"ends in the stop word, adverb or number {last!r}")
         if lang == "de":
             problems += _german_word_problems(words, source)
         problems += _inner_word_problems(kw_terms, lang)
@@ -640,12 +663,33 @@ def keyword_problems(keyword: str, source: str, used: Sequence[str] = (), lang: 
     return problems
 
 
+# Words a keyword must not end in besides stop words: adverbs, quantifiers and number words ("Leader still",
+# "Knoten höchstens", "Löschen drei").
+FRAGMENT_ENDS: dict[str, frozenset[str]] = {lang: frozenset(words.split()) for lang, words in {
+    "en": """still also always never often just only even already yet again however thus hence therefore quite
+        rather very really simply usually sometimes instead too almost nearly exactly directly together first
+        last next then now here there well much many more most less least few several every each both either
+        one two three four five six seven eight nine ten""",
+    "de": """noch schon immer nie oft nur sogar bereits wieder jedoch also daher deshalb sehr einfach meist
+        manchmal stattdessen auch fast genau direkt zusammen zuerst zuletzt dann jetzt hier dort höchstens
+        mindestens wenigstens etwa viel viele mehr meist wenig wenige mehrere jede jeder beide eins zwei drei
+        vier fünf sechs sieben acht neun zehn""",
+}.items()}
+
 # Words that may join the words of a keyword ("Divide and Conquer", "Analysis of Algorithms"); any other
 # stop word inside a keyword makes it part of a sentence ("Sort is stable", "Split the subarray").
 _CONNECTORS = frozenset("""and or of for with in on to vs und oder von für mit im in zum zur der des et de des du
     la le à en y del el di della e da do van het voor met i w z na ve ile и в с""".split())
 _EN_VERB_FORMS = frozenset("""held made done given taken seen shown known found built run set put get gets got
     solve solves terminate terminates handle handles split splits use uses work works need needs""".split())
+
+
+def _occurs(phrase: Sequence[str], text: Sequence[str], lang: str) -> bool:
+    """Whether the tokens of ``phrase`` stand in ``text`` one after another, up to inflection."""
+    want = [stem(t, lang) for t in phrase]
+    have = [stem(t, lang) for t in text]
+    n = len(want)
+    return any(have[i : i + n] == want for i in range(len(have) - n + 1))
 
 
 def _inner_word_problems(words: Sequence[str], lang: str) -> list[str]:
@@ -660,10 +704,12 @@ def _german_word_problems(words: Sequence[str], source: str) -> list[str]:
     out = []
     plain = [w.strip(".,;:()") for w in words]
     last = plain[-1] if plain else ""
-    if last.isalpha() and (last[:1].islower() or (
-            len(plain) == 1 and re.search(rf"(?<![\w]){re.escape(last.lower())}(?!\w)", source) and not re.search(
-                rf"(?<![\w]){re.escape(last[:1].upper() + last[1:])}(?!\w)", source))):
+    lower_only = bool(re.search(rf"(?<![\w]){re.escape(last.lower())}(?!\w)", source)) and not re.search(
+        rf"(?<![\w]){re.escape(last[:1].upper() + last[1:])}(?!\w)", source)
+    if last.isalpha() and len(plain) > 1 and (last[:1].islower() or lower_only):
         out.append(f"ends in the lower-case (non-noun) word {last!r}")
+    elif last.isalpha() and lower_only and last.lower().endswith(("t", "st")):
+        out.append(f"the word {last!r} is a verb form")
     for before, w in zip(plain, plain[1:], strict=False):
         if before[:1].isupper() and w[:1].islower() and w.isalpha() and w.lower() not in stop_words("de"):
             out.append(f"the lower-case word {w!r} after a noun is a verb")

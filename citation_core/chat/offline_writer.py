@@ -286,7 +286,7 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
         rel = scorer.doc(view_doc)
         best_other = max((scorer.doc(d) for d in docs if not d.source.get("filler")), default=0.0)
         usable = not view.get("filler") or query.overview or query.deictic
-        if usable and (query.deictic or rel >= 0.3 or (rel >= 0.15 and rel >= 0.6 * best_other)):
+        if usable and (query.deictic or rel >= 0.25 or (rel >= 0.15 and rel >= 0.5 * best_other)):
             primary, broad = view_doc, query.deictic and rel < 0.3
     if primary is None:
         ranked = sorted((d for d in docs if d.units and not d.source.get("filler")), key=lambda d: -scorer.doc(d))

@@ -44,6 +44,11 @@ SLIDE_REFERENCE = re.compile(
     r"\b(?:slides?|folien?|pages?|seiten?|diapositivas?|diapositives?|dias?|slajd\w*|slayt\w*|слайд\w*)"
     r"\s*\d+\b|スライド\s*\d+|第\s*\d+\s*张幻灯片", re.I)
 MAX_IDS_PER_SENTENCE = 3
+MIN_SCORE = 0.5  # a source must explain this much (mean of sentence share and smaller-side share)
+MIN_SCORE_FAQ = 0.7  # FAQs are few and general: a pass over FAQs only asks for more
+MIN_OWN = 0.25  # and at least this share of the sentence
+NEAR_BEST = 0.8  # every source within this ratio of the best is cited too
+UNSEEN = 0.6  # weight of a sentence word no source has, relative to a word only one source has
 
 
 def _doc_terms(sources: Sequence[Mapping[str, str]]) -> list[tuple[str, set[str]]]:
@@ -56,22 +61,26 @@ def _doc_terms(sources: Sequence[Mapping[str, str]]) -> list[tuple[str, set[str]
     return out
 
 
-def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_score: float = 0.5) -> str:
+def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_score: float | None = None) -> str:
     """Insert source ids behind the answer sentences (or list items) they support; change nothing else.
 
     A sentence is compared with each source sharing at least two terms (stems or formula words) with it.
     Its score is the mean of two idf-weighted shares of what they have in common: of the sentence, and of
     the smaller side (so a short transcript cue inside a long sentence counts, and the sentence's own slide
-    ranks first). Every source within 80 % of the best is cited, best first, identical sources once. Words
-    that name a slide ("Slide 7") do not count. Term weights are computed once and a sentence only meets
-    the sources that share a term with it (an inverted index): linear in answer and sources.
+    ranks first). Every source within ``NEAR_BEST`` of the best is cited, best first, identical sources
+    once. Words that name a slide ("Slide 7") do not count; a word no source has counts less than a rare
+    one (a paraphrase brings its own words). A pass over FAQs only needs a higher score. Term weights are
+    computed once and a sentence only meets the sources that share a term with it (an inverted index):
+    linear in answer and sources.
     """
     docs = _doc_terms(sources)
     if not docs:
         return answer
+    if min_score is None:
+        min_score = MIN_SCORE_FAQ if all(sid.startswith("[cite:F:") for sid, _ in docs) else MIN_SCORE
     df: Counter[str] = Counter(t for _, toks in docs for t in toks)
     n = len(docs)
-    unseen = math.log(1 + n) + 0.1
+    unseen = UNSEEN * (math.log(1 + n / 2) + 0.1)
     idf = {t: math.log(1 + n / (1 + c)) + 0.1 for t, c in df.items()}
     weight = [sum(idf[t] for t in toks) for _, toks in docs]
     postings: dict[str, list[int]] = {}
@@ -97,7 +106,7 @@ def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_score
             own = shared / total
             overlap = shared / min(total, weight[i])
             score = (own + overlap) / 2
-            if score >= min_score and own >= 0.25:
+            if score >= min_score and own >= MIN_OWN:
                 scored.append((score, i))
         if not scored:
             continue
@@ -105,7 +114,7 @@ def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_score
         best = scored[0][0]
         chosen: list[int] = []
         for score, i in scored:
-            if score < 0.8 * best or len(chosen) == MAX_IDS_PER_SENTENCE:
+            if score < NEAR_BEST * best or len(chosen) == MAX_IDS_PER_SENTENCE:
                 break
             if any(docs[i][1] == docs[j][1] for j in chosen):
                 continue  # the same text again (an overlay page, a repeated cue): one chip is enough
@@ -244,6 +253,9 @@ def pick_keyword(paragraph: str, used: Sequence[str], lang: str | None = None) -
     for cand in ordered:
         if not keyword_problems(cand, paragraph, used, lang):
             return cand
+    for word in _single_words(paragraph, lang):  # a short cue may hold no phrase that keeps the rules
+        if not keyword_problems(word, paragraph, used, lang):
+            return word
     used_keys = {keyword_key(u, lang) for u in used}
     for cand in ordered:
         if keyword_key(cand, lang) not in used_keys and 1 <= len(cand.split()) <= 4:
@@ -253,6 +265,21 @@ def pick_keyword(paragraph: str, used: Sequence[str], lang: str | None = None) -
     while keyword_key(f"{base} {k}", lang) in used_keys:
         k += 1
     return f"{base} {k}" if keyword_key(base, lang) in used_keys else base
+
+
+_DETERMINERS = frozenset("the a an one this that these those its their his her our your every each no some any "
+                         "der die das den dem des ein eine einen einem einer".split())
+
+
+def _single_words(paragraph: str, lang: str) -> list[str]:
+    """The paragraph's words as keyword candidates: nouns first (words after a determiner, "one way"), then
+    the other words that are no weak words, longest first."""
+    words = re.findall(r"[^\W\d_][\w-]+", paragraph)
+    nouns = [b for a, b in zip(words, words[1:], strict=False) if a.lower() in _DETERMINERS and len(b) >= 3]
+    weak = weak_words(lang)
+    others = sorted({w for w in words if len(w) >= 4 and w.lower() not in weak}, key=len, reverse=True)
+    rest = sorted({w for w in words if len(w) >= 4}, key=len, reverse=True)
+    return [_cap(w) for w in dict.fromkeys(nouns + others + rest)]
 
 
 def _fallback_word(paragraph: str, lang: str) -> str:
