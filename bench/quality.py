@@ -1,0 +1,321 @@
+"""Measured citation quality of the offline pipeline on a labelled evaluation set (``tests/eval``).
+
+``python -m bench.quality`` prints the table that README.md's "Quality" section shows and exits non-zero
+when a target is missed. It measures, offline and deterministically:
+
+* placement precision: of all citations placed behind the evaluation's answer sentences, the share that
+  name one of the sentence's gold sources;
+* placement recall: of the sentences that have gold sources, the share that got at least one of them;
+* lead chip: of the cited sentences, the share whose first citation is a gold source;
+* keyword and summary rule violations (``textutil.keyword_problems`` / ``summary_problems``) over every
+  citation the evaluation produced;
+* open-slide citing: of the questions asked about the open slide (or the open second of a video), the
+  share whose written answer cites that slide (or the segment playing then, or the slide it shows).
+
+The evaluation set: ``tests/eval/placement.yml`` (answers sentence by sentence, each with its gold
+sources, over the sample course and the real decks and transcript in ``../shared/real``) and
+``tests/eval/open_view.yml`` (questions about the open view). Material that is absent is skipped and
+reported as such.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from citation_core.chat.chat_pipeline import ChatPipeline
+from citation_core.chat.view import ViewPosition, segment_at
+from citation_core.contract import Marker, Text, segments
+from citation_core.llm.config import load_config
+from citation_core.material.library import CourseMaterial, load_material
+from citation_core.pipeline import Citation, CitationPipeline
+from citation_core.sources import FaqSource, LectureSource, PageChunk, Sources, TranscriptSegment
+from citation_core.textutil import keyword_problems, summary_problems
+
+ROOT = Path(__file__).resolve().parents[1]
+EVAL_DIR = ROOT / "tests" / "eval"
+SAMPLE = ROOT / "sample_decks"
+REAL = ROOT.parent / "shared" / "real"
+
+TARGETS = {"precision": 0.90, "recall": 0.85, "violations": 0, "open_slide": 0.95}
+
+# The real material as units of one course (read in place, never copied into the repository).
+REAL_UNITS = {
+    "metropolis": (901, "decks/en_metropolis_demo.pdf", None),
+    "elte": (902, "decks/en_elte_nlp_4-ngram_lm.pdf", None),
+    "python": (903, "decks/en_tut_python_lec8.pdf", None),
+    "painless": (904, None, "transcripts/en_google_PainlessPython_part1.srt"),
+}
+
+
+@cache
+def sample_material() -> CourseMaterial:
+    return load_material(SAMPLE)
+
+
+@cache
+def real_material() -> CourseMaterial | None:
+    """The real decks and transcript as a course in a temporary folder that links to them."""
+    if not REAL.is_dir():
+        return None
+    folder = Path(tempfile.mkdtemp(prefix="citation-eval-"))
+    units = []
+    for name, (uid, deck, transcript) in REAL_UNITS.items():
+        entry: dict[str, Any] = {"id": uid, "name": name, "language": "en"}
+        for key, rel in (("deck", deck), ("transcript", transcript)):
+            if rel is not None:
+                link = folder / Path(rel).name
+                link.symlink_to(REAL / rel)
+                entry[key] = link.name
+        units.append(entry)
+    manifest = {"id": 9, "name": "Real material", "language": "en",
+                "lectures": [{"id": 90, "name": "Real lectures", "units": units}]}
+    (folder / "course.yml").write_text(yaml.safe_dump(manifest, allow_unicode=True), encoding="utf-8")
+    return load_material(folder)
+
+
+def material_of(name: str) -> CourseMaterial | None:
+    return sample_material() if name == "sample" else real_material()
+
+
+def unit_id(name: str, unit: int | None) -> int:
+    return unit if unit is not None else REAL_UNITS[name][0]
+
+
+def source_key(src: LectureSource | FaqSource) -> str:
+    """How the evaluation names a source: p<deck index>, t<start second>, f<FAQ id>."""
+    if isinstance(src, PageChunk):
+        return f"p{src.page_number}"
+    if isinstance(src, TranscriptSegment):
+        return f"t{round(src.start, 1):g}"
+    return f"f{src.id}"
+
+
+def pool(material: CourseMaterial, uid: int, window: Sequence[float] | None = None,
+         faqs: bool = False) -> list[LectureSource | FaqSource]:
+    """All page chunks and transcript segments of a unit (segments only within ``window`` seconds)."""
+    um = material.unit(uid)
+    segs = [s for s in um.segments if window is None or window[0] <= s.start <= window[1]]
+    out: list[LectureSource | FaqSource] = [*um.chunks, *segs]
+    if faqs:
+        out.extend(material.faqs)
+    return out
+
+
+# --- placement ------------------------------------------------------------------------------------------
+
+@dataclass
+class SentenceResult:
+    case: str
+    text: str
+    style: str
+    gold: list[str]
+    cited: list[str]
+
+
+@dataclass
+class Report:
+    sentences: list[SentenceResult] = field(default_factory=list)
+    keyword_violations: list[str] = field(default_factory=list)
+    summary_violations: list[str] = field(default_factory=list)
+    citations: int = 0
+    open_questions: list[tuple[str, bool, str]] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+    def precision(self) -> float:
+        cited = sum(len(s.cited) for s in self.sentences)
+        correct = sum(sum(c in s.gold for c in s.cited) for s in self.sentences)
+        return correct / cited if cited else 1.0
+
+    def recall(self) -> float:
+        labelled = [s for s in self.sentences if s.gold]
+        return sum(any(c in s.gold for c in s.cited) for s in labelled) / len(labelled) if labelled else 1.0
+
+    def lead(self) -> float:
+        cited = [s for s in self.sentences if s.cited and s.gold]
+        return sum(s.cited[0] in s.gold for s in cited) / len(cited) if cited else 1.0
+
+    def open_slide(self) -> float:
+        return sum(ok for _, ok, _ in self.open_questions) / len(self.open_questions) if self.open_questions else 1.0
+
+    def violations(self) -> int:
+        return len(self.keyword_violations) + len(self.summary_violations)
+
+    def by_style(self, style: str) -> tuple[int, float]:
+        chosen = [s for s in self.sentences if s.style == style and s.gold]
+        hit = sum(any(c in s.gold for c in s.cited) for s in chosen)
+        return len(chosen), (hit / len(chosen) if chosen else 1.0)
+
+    def passed(self) -> bool:
+        return (self.precision() >= TARGETS["precision"] and self.recall() >= TARGETS["recall"]
+                and self.violations() <= TARGETS["violations"] and self.open_slide() >= TARGETS["open_slide"])
+
+
+def answer_of(case: dict[str, Any]) -> tuple[str, list[tuple[int, int]]]:
+    """The case's answer text (a paragraph, or a list with ``format: list``) and each sentence's span."""
+    texts = [str(s["text"]) for s in case["sentences"]]
+    joiner, prefix = ("\n", "- ") if case.get("format") == "list" else (" ", "")
+    answer, spans = "", []
+    for i, t in enumerate(texts):
+        if i:
+            answer += joiner
+        answer += prefix
+        spans.append((len(answer), len(answer) + len(t)))
+        answer += t
+    return answer, spans
+
+
+def cited_per_sentence(final: str, spans: Sequence[tuple[int, int]],
+                       by_marker: dict[str, Citation]) -> list[list[str]]:
+    """The sources cited behind each sentence, in marker order (a marker belongs to the sentence it follows)."""
+    out: list[list[str]] = [[] for _ in spans]
+    offset = 0
+    for piece in segments(final, "stored"):
+        if isinstance(piece, Text):
+            offset += len(piece.text)
+            continue
+        assert isinstance(piece, Marker)
+        owner = max((i for i, (start, _) in enumerate(spans) if start < offset), default=None)
+        cite = by_marker.get(piece.raw)
+        if owner is not None and cite is not None:
+            out[owner].append(source_key(cite.source))
+    return out
+
+
+def check_enrichment(report: Report, citations: Sequence[Citation], where: str) -> None:
+    used: list[str] = []
+    for c in citations:
+        report.citations += 1
+        text = c.source.content if isinstance(c.source, FaqSource) else c.source.text
+        for p in keyword_problems(c.keyword, text, used):
+            report.keyword_violations.append(f"{where}: keyword {c.keyword!r}: {p}")
+        for p in summary_problems(c.summary, text):
+            report.summary_violations.append(f"{where}: summary {c.summary!r}: {p}")
+        used.append(c.keyword)
+
+
+def run_placement(report: Report, cases: Sequence[dict[str, Any]]) -> None:
+    pipe = CitationPipeline()
+    for case in cases:
+        material = material_of(case["material"])
+        if material is None:
+            report.skipped.append(case["id"])
+            continue
+        uid = unit_id(case["material"], case.get("unit"))
+        sources = pool(material, uid, case.get("window"), bool(case.get("faqs")))
+        answer, spans = answer_of(case)
+        result = pipe(answer, Sources.of(sources), language=case.get("language", "en"))
+        by_marker = {c.marker: c for c in result.citations}
+        per_sentence = cited_per_sentence(result.answer, spans, by_marker)
+        for sent, cited in zip(case["sentences"], per_sentence, strict=True):
+            report.sentences.append(SentenceResult(case["id"], str(sent["text"]), str(sent.get("style", "copied")),
+                                                   [str(g) for g in sent.get("gold") or []], cited))
+        check_enrichment(report, result.citations, case["id"])
+
+
+# --- questions about the open view ----------------------------------------------------------------------
+
+def run_open_view(report: Report, questions: Sequence[dict[str, Any]]) -> None:
+    for q in questions:
+        material = material_of(q["material"])
+        if material is None:
+            report.skipped.append(q["id"])
+            continue
+        uid = unit_id(q["material"], q.get("unit"))
+        chat = ChatPipeline(load_config(ROOT, override=""), material)
+        position = ViewPosition(uid, page=q.get("page"), second=q.get("second"))
+        history = [(str(h[0]), str(h[1])) for h in q.get("history") or []]
+        result = chat(str(q["question"]), position, language=q.get("language", "en"), history=history)
+        wanted = set()
+        if q.get("page") is not None:
+            wanted.add(f"p{q['page']}")
+        else:
+            seg = segment_at(material.unit(uid), float(q["second"]))
+            if seg is not None:
+                wanted.add(source_key(seg))
+            if result.current_view.page is not None:
+                wanted.add(f"p{result.current_view.page}")
+        cited = {source_key(c.source) for c in result.citations
+                 if not isinstance(c.source, FaqSource) and int(c.source.lecture_unit_id) == uid}
+        report.open_questions.append((q["id"], bool(wanted & cited), result.answer))
+        check_enrichment(report, result.citations, q["id"])
+
+
+def load_eval(name: str) -> list[dict[str, Any]]:
+    data = yaml.safe_load((EVAL_DIR / name).read_text(encoding="utf-8"))
+    return list(data)
+
+
+def evaluate() -> Report:
+    report = Report()
+    run_placement(report, load_eval("placement.yml"))
+    run_open_view(report, load_eval("open_view.yml"))
+    return report
+
+
+def table(report: Report) -> str:
+    labelled = [s for s in report.sentences if s.gold]
+    n_para, r_para = report.by_style("paraphrase")
+    n_copy, r_copy = report.by_style("copied")
+    de = [s for s in labelled if s.case.startswith("de-")]
+    rows = [
+        ("answer sentences (with gold sources / without)", f"{len(report.sentences)} ({len(labelled)} / "
+                                                            f"{len(report.sentences) - len(labelled)})", ""),
+        ("placement precision", f"{report.precision():.3f}", f"≥ {TARGETS['precision']:.2f}"),
+        ("placement recall", f"{report.recall():.3f}", f"≥ {TARGETS['recall']:.2f}"),
+        ("  recall on copied sentences", f"{r_copy:.3f} ({n_copy})", ""),
+        ("  recall on paraphrased sentences", f"{r_para:.3f} ({n_para})", ""),
+        ("  recall on German sentences", f"{_recall(de):.3f} ({len(de)})", ""),
+        ("lead chip is a gold source", f"{report.lead():.3f}", ""),
+        ("keyword rule violations", f"{len(report.keyword_violations)} of {report.citations}", "0"),
+        ("summary rule violations", f"{len(report.summary_violations)} of {report.citations}", "0"),
+        ("open-view questions whose answer cites the open slide", f"{report.open_slide():.3f} "
+                                                                  f"({len(report.open_questions)})",
+         f"≥ {TARGETS['open_slide']:.2f}"),
+    ]
+    lines = ["| measure | offline | target |", "|---|---:|---:|"]
+    lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
+    return "\n".join(lines)
+
+
+def _recall(chosen: Sequence[SentenceResult]) -> float:
+    return sum(any(c in s.gold for c in s.cited) for s in chosen) / len(chosen) if chosen else 1.0
+
+
+def details(report: Report) -> Iterator[str]:
+    for s in report.sentences:
+        if set(s.cited) - set(s.gold) or (s.gold and not set(s.cited) & set(s.gold)):
+            yield f"{s.case}: gold {s.gold} cited {s.cited}: {s.text[:90]}"
+    yield from report.keyword_violations
+    yield from report.summary_violations
+    for qid, ok, answer in report.open_questions:
+        if not ok:
+            yield f"{qid}: the open view is not cited: {answer[:120]!r}"
+    for sid in report.skipped:
+        yield f"{sid}: skipped (material absent)"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--details", action="store_true", help="list every miss and violation")
+    args = parser.parse_args(argv)
+    report = evaluate()
+    print(table(report))
+    if args.details:
+        for line in details(report):
+            print(line)
+    if report.skipped:
+        print(f"skipped (material absent): {len(report.skipped)}", file=sys.stderr)
+    return 0 if report.passed() else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
