@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from ..contract import SourceRef, parse, strip_markers
 from ..errors import MarkerError
 from ..sources import PageChunk, Source, Sources, TranscriptSegment
-from .evidence import Audit, Evidence, Support, find_evidence, judge_support, sentence_before
+from .evidence import Audit, Evidence, Support, find_evidence, judge_support, sentence_before, term_weights
 
 
 def _points_at(ref: SourceRef, source: Source) -> bool:
@@ -25,11 +25,12 @@ def cited_sources(ref: SourceRef, sources: Sources) -> list[Source]:
     return [s for s in sources.lecture if str(s.lecture_unit_id) == ref.entity_id and _points_at(ref, s)]
 
 
-def best_support(sentence: str, candidates: Sequence[Source]) -> tuple[Evidence | None, Support]:
+def best_support(sentence: str, candidates: Sequence[Source],
+                 weight: Callable[[str], float] | None = None) -> tuple[Evidence | None, Support]:
     best: tuple[Evidence | None, Support] | None = None
     for source in candidates:
-        found = find_evidence(sentence, source)
-        verdict = judge_support(sentence, found, source)
+        found = find_evidence(sentence, source, weight) if weight else find_evidence(sentence, source)
+        verdict = judge_support(sentence, found, source, weight)
         if best is None or verdict.score > best[1].score:
             best = (found, verdict)
     return best or (None, Support("unsupported", 0.0, "the cited source is not among the given sources"))
@@ -38,6 +39,7 @@ def best_support(sentence: str, candidates: Sequence[Source]) -> tuple[Evidence 
 def audit(answer: str, sources: Sources | Iterable[Source]) -> list[Audit]:
     """One audit per final or stored marker of ``answer``, in order."""
     given = sources if isinstance(sources, Sources) else Sources.of(sources)
+    weight = term_weights([*given.lecture, *given.faqs])
     out: list[Audit] = []
     for m in parse(answer, "stored"):
         try:
@@ -46,7 +48,7 @@ def audit(answer: str, sources: Sources | Iterable[Source]) -> list[Audit]:
             continue
         before = strip_markers(answer[: m.span[0]])
         sentence = sentence_before(before, len(before))
-        evidence, support = best_support(sentence, cited_sources(ref, given))
+        evidence, support = best_support(sentence, cited_sources(ref, given), weight)
         citation = {"type": ref.type, "entity_id": ref.entity_id, "page": ref.page, "start": ref.start,
                     "end": ref.end, "keyword": m.keyword or "", "summary": m.summary or ""}
         out.append(Audit(sentence, citation, evidence, support))

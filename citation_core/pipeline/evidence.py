@@ -11,7 +11,10 @@ contract is not touched.
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -82,12 +85,17 @@ def _numbers(text: str) -> set[str]:
     return {n.replace(",", ".") for n in _NUMBER.findall(text)}
 
 
-def _overlap(sentence_terms: set[str], passage: str) -> float:
-    return len(sentence_terms & stems(passage)) / len(sentence_terms) if sentence_terms else 0.0
+def _overlap(sentence_terms: set[str], passage: str, weight: Callable[[str], float]) -> float:
+    total = sum(weight(t) for t in sentence_terms)
+    return sum(weight(t) for t in sentence_terms & stems(passage)) / total if total else 0.0
 
 
-def find_evidence(sentence: str, source: Source) -> Evidence | None:
-    """The passage of ``source`` sharing most of ``sentence``'s terms (shorter wins a tie), or None."""
+def _one(_: str) -> float:
+    return 1.0
+
+
+def find_evidence(sentence: str, source: Source, weight: Callable[[str], float] = _one) -> Evidence | None:
+    """The passage of ``source`` sharing most of ``sentence``'s (weighted) terms (shorter wins a tie), or None."""
     text = source_text(source)
     spans = _spans(source)
     if not spans:
@@ -98,7 +106,7 @@ def find_evidence(sentence: str, source: Source) -> Evidence | None:
     for i in range(len(spans)):
         for j in range(i, min(i + width, len(spans))):
             start, end = spans[i][0], spans[j][1]
-            score = _overlap(wanted, text[start:end])
+            score = _overlap(wanted, text[start:end], weight)
             key = (round(score, 6), -(end - start), start, end)
             if best is None or key[:2] > best[:2]:
                 best = key
@@ -109,13 +117,25 @@ def find_evidence(sentence: str, source: Source) -> Evidence | None:
     return Evidence(text[start:end], start, end)
 
 
-def judge_support(sentence: str, evidence: Evidence | None, source: Source) -> Support:
-    """A lexical verdict: share of the sentence's terms in the evidence, and its numbers in the source."""
+def term_weights(sources: Iterable[Source]) -> Callable[[str], float]:
+    """Inverse document frequency over ``sources``: a term every source has says little about support."""
+    docs = [stems(source_text(s)) for s in sources]
+    df = Counter(t for d in docs for t in d)
+    n = len(docs)
+    return lambda t: math.log(1 + n / (1 + df[t]))
+
+
+def judge_support(sentence: str, evidence: Evidence | None, source: Source,
+                  weight: Callable[[str], float] | None = None) -> Support:
+    """A lexical verdict: the (weighted) share of the sentence's terms in the evidence, and its numbers in the
+    source. ``weight`` (e.g. ``term_weights`` of all sources of the answer) lets rare terms count more."""
     wanted = stems(sentence)
     if evidence is None or not wanted:
         return Support("unsupported", 0.0, "the source has no text" if evidence is None else "no terms to check")
     found = wanted & stems(evidence.text)
-    score = round(len(found) / len(wanted), 2)
+    w = weight or _one
+    total = sum(w(t) for t in wanted)
+    score = round(sum(w(t) for t in found) / total, 2) if total else 0.0
     missing_numbers = sorted(_numbers(sentence) - _numbers(source_text(source)))
     words = dict.fromkeys(w.lower() for w in _WORD.findall(sentence) if stems(w) & found)  # as the sentence says
     shared = ", ".join(list(words)[:6]) or "nothing"

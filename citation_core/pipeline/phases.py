@@ -23,7 +23,7 @@ from ..errors import PlacementError
 from ..llm.config import KeywordStrategy
 from ..sources import FaqSource, Source
 from . import enrich as enrich_mod
-from .evidence import Evidence, Support, find_evidence, judge_support, sentence_before
+from .evidence import Evidence, Support, find_evidence, judge_support, sentence_before, term_weights
 from .languages import LanguageChoice
 from .model_calls import NO_DEADLINE, Deadline, RoleModel, call_model
 from .placement import Placement, render_insertions, validate_placement
@@ -138,13 +138,14 @@ def rewrite(run: PassRun) -> dict[str, Any]:
 
 def evidence(run: PassRun) -> dict[str, Any]:
     entries = run.serialized.by_seq()
+    weight = term_weights(e.source for e in run.serialized.entries)
     for ins in run.placement.insertions:
         if ins.seq in run.evidence:
             continue
         sentence = sentence_before(run.answer, ins.offset)
         source = entries[ins.seq].source
-        found = find_evidence(sentence, source)
-        run.evidence[ins.seq] = (sentence, found, judge_support(sentence, found, source))
+        found = find_evidence(sentence, source, weight)
+        run.evidence[ins.seq] = (sentence, found, judge_support(sentence, found, source, weight))
     return {"evidence": {str(seq): {"sentence": s, "evidence": e.to_json() if e else None, "support": v.to_json()}
                          for seq, (s, e, v) in run.evidence.items()}}
 

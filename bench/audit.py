@@ -1,0 +1,109 @@
+"""How well the support audit tells right citations from wrong ones, on the labelled evaluation set
+(``python -m bench.audit``; README "Evidence and audit").
+
+Every sentence of ``tests/eval/placement.yml`` with gold sources is cited twice: once to its own best
+source (the first gold source: a right citation), once to a source of the same pool that is not among
+its gold sources, chosen with a fixed seed (a wrong citation, as a careless model or a copy-paste
+would make it). The audit (``citation_core.pipeline.audit``) judges both. Reported:
+
+* flagging precision: of the citations the audit calls unsupported, the share that are wrong;
+* flagging recall: of the wrong citations, the share the audit calls unsupported;
+* right citations judged supported or partial (not flagged);
+* evidence on copied sentences: the share whose evidence passage holds at least 80 % of the sentence's
+  content terms (copied sentences quote their source, so their supporting lines are known by
+  construction).
+Targets (offline): precision and recall of flagging at least 0.9. Exits non-zero when one is missed.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from dataclasses import dataclass
+
+from citation_core.pipeline.evidence import find_evidence, judge_support, term_weights
+from citation_core.textutil import stems
+
+from .quality import load_eval, material_of, pool, source_key, unit_id
+
+TARGET = 0.9
+
+
+@dataclass
+class Counts:
+    right_flagged: int = 0
+    right_kept: int = 0
+    wrong_flagged: int = 0
+    wrong_kept: int = 0
+    copied: int = 0
+    copied_covered: int = 0
+    skipped: int = 0
+
+    @property
+    def precision(self) -> float:
+        flagged = self.wrong_flagged + self.right_flagged
+        return self.wrong_flagged / flagged if flagged else 0.0
+
+    @property
+    def recall(self) -> float:
+        wrong = self.wrong_flagged + self.wrong_kept
+        return self.wrong_flagged / wrong if wrong else 0.0
+
+
+def evaluate(seed: int = 11) -> Counts:
+    rng = random.Random(seed)
+    counts = Counts()
+    for case in load_eval("placement.yml"):
+        material = material_of(case.get("material", "sample"))
+        if material is None:
+            counts.skipped += len(case["sentences"])
+            continue
+        sources = pool(material, unit_id(case.get("material", "sample"), case.get("unit")), case.get("window"),
+                       bool(case.get("faqs")))
+        by_key = {source_key(s): s for s in sources}
+        weight = term_weights(sources)
+        for sentence in case["sentences"]:
+            gold = [g for g in sentence.get("gold", []) if g in by_key]
+            if not gold:
+                continue
+            text = sentence["text"]
+            right = by_key[gold[0]]
+            wrong_pool = [s for k, s in by_key.items() if k not in sentence["gold"]]
+            wrong = rng.choice(wrong_pool)
+            for source, is_right in ((right, True), (wrong, False)):
+                found = find_evidence(text, source, weight)
+                flagged = judge_support(text, found, source, weight).verdict == "unsupported"
+                if is_right:
+                    counts.right_flagged += flagged
+                    counts.right_kept += not flagged
+                else:
+                    counts.wrong_flagged += flagged
+                    counts.wrong_kept += not flagged
+            if sentence.get("style") == "copied":
+                found = find_evidence(text, right, weight)
+                words = stems(text)  # content terms, stemmed: "solves" and "solve" are the same claim
+                held = stems(found.text) if found else set()
+                counts.copied += 1
+                counts.copied_covered += len(words & held) >= 0.8 * len(words)
+    return counts
+
+
+def main() -> int:
+    c = evaluate()
+    right = c.right_flagged + c.right_kept
+    print("| measure | value |")
+    print("|---|---:|")
+    print(f"| citations judged (right + wrong) | {right} + {c.wrong_flagged + c.wrong_kept} |")
+    print(f"| flagging precision (flagged that are wrong) | {c.precision:.2f} |")
+    print(f"| flagging recall (wrong that are flagged) | {c.recall:.2f} |")
+    print(f"| right citations not flagged | {c.right_kept / right:.2f} |" if right else "| right citations | 0 |")
+    if c.copied:
+        print(f"| evidence holds a copied sentence's terms (≥ 80 %) | {c.copied_covered / c.copied:.2f} "
+              f"({c.copied_covered} of {c.copied}) |")
+    if c.skipped:
+        print(f"\n{c.skipped} sentences skipped: their material is absent", file=sys.stderr)
+    return 0 if c.precision >= TARGET and c.recall >= TARGET else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

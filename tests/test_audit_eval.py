@@ -1,0 +1,12 @@
+"""The support audit on the labelled evaluation set: wrong citations flagged, right ones kept (bench/audit.py)."""
+
+from __future__ import annotations
+
+from bench.audit import TARGET, evaluate
+
+
+def test_the_audit_flags_wrong_citations_with_high_precision_and_recall() -> None:
+    counts = evaluate()
+    assert counts.wrong_flagged + counts.wrong_kept >= 100  # the sample course alone has enough sentences
+    assert counts.precision >= TARGET and counts.recall >= TARGET
+    assert counts.copied_covered >= 0.8 * counts.copied
