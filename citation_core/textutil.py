@@ -157,18 +157,19 @@ def detect_language(text: str, default: str = "en") -> str:
     words = [w.lower() for w in _WORD.findall(text[:4000])]
     for lang, weights in _detector().items():
         scores[lang] = sum(weights.get(w, 0.0) for w in words)
-    best = max(scores, key=lambda k: (scores[k], k == default))
-    if scores[best] >= 0.99 and scores[best] > scores.get(default, 0.0):
+    for lang, letters in _LETTERS:  # letters only one of the languages uses
+        if letters.search(text):
+            scores[lang] = scores.get(lang, 0.0) + 1.25
+    ranked = sorted(scores, key=lambda k: (-scores[k], k != default))
+    best, second = ranked[0], ranked[1]
+    if scores[best] >= 0.75 and scores[best] > scores[second]:
         return best
-    for lang, letters in _LETTERS:
-        if scores.get(lang, 0.0) >= scores[best] and letters.search(text):
-            return lang  # no function words, but letters only one of the languages uses
     return lang_code(default)
 
 
 _LETTERS = (("de", re.compile(r"[äöüÄÖÜß]")), ("pl", re.compile(r"[ąęłńśźżĄĘŁŃŚŹŻ]")),
             ("tr", re.compile(r"[ğışİĞŞ]")), ("es", re.compile(r"[ñ¿¡]")), ("pt", re.compile(r"[ãõ]")),
-            ("fr", re.compile(r"[èêëœ]")))
+            ("fr", re.compile(r"[êëœ]")), ("it", re.compile(r"[ìò]")))
 
 
 def _cjk_grams(run: str) -> list[str]:
@@ -289,8 +290,13 @@ _BLOCK_BREAK = re.compile(
     r"|\n(?=[ \t]*#)"  # before a heading
     r"|\n(?=[ \t]*>)"  # before a quote line
 )
-_TERMINAL = re.compile(r"[.!?。！？](?=[\s\"')\]”’»]|$)")
+_TERMINAL = re.compile(r"[.!?](?=[\s\"')\]”’»]|$)|[。！？]")
 _ENDS_SENTENCE = re.compile(r"[.!?。！？:;…][\"')\]”’»」]*$")
+# Titles and reference words that pysbd misses in some languages ("El Sr. García", "Dhr. Jansen").
+_ENDS_ABBREVIATION = re.compile(
+    r"(?:^|\s)(?:sr|sra|srta|dr|dra|prof|dhr|mevr|hr|fr|mme|mlle|sig|sig\.ra|nr|bd|kap|abs|abb|tab|fig|vol|ed"
+    r"|hrsg|ing|dipl|mgr|inż|doç|yrd|av|sn|st|vgl|bzw|ca|usw|etc|ggf|inkl|ul|np|tzn|itd|itp|др|проф|г|т\.е|см)"
+    r"\.$", re.I)
 _MARKER = re.compile(r"\[cite:[^\[\]\n]{0,600}\]")
 _PYSBD_WINDOW = 1500
 
@@ -351,7 +357,8 @@ def _split_block(block: str, lang: str) -> list[tuple[int, int]]:
     # one-letter word followed by a period ("… Kind von | y. Der …"); such pieces are joined again.
     merged: list[tuple[int, int]] = []
     for span in spans:
-        if merged and not _ENDS_SENTENCE.search(block[merged[-1][0] : merged[-1][1]]) and "\n" not in block[
+        prev = block[merged[-1][0] : merged[-1][1]] if merged else ""
+        if merged and (not _ENDS_SENTENCE.search(prev) or _ENDS_ABBREVIATION.search(prev)) and "\n" not in block[
                 merged[-1][1] : span[0]]:
             merged[-1] = (merged[-1][0], span[1])
         else:

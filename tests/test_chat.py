@@ -3,20 +3,29 @@
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from citation_core import cite
 from citation_core.chat.chat_pipeline import ChatPipeline, merge_lecture_sources
+from citation_core.chat.offline_writer import write_answer
+from citation_core.chat.tools import ToolState
 from citation_core.chat.view import ViewPosition, current_view
+from citation_core.chat.writers import WriterTurn
 from citation_core.contract import parse, strip_markers
 from citation_core.errors import InputError, ModelCallError
 from citation_core.llm.base import LlmRequest
 from citation_core.llm.config import ModelConfig
 from citation_core.material.library import CourseMaterial, load_material
+from citation_core.pipeline import Trace
+from citation_core.pipeline.languages import choose_language
+from citation_core.sources import FaqSource, PageChunk, Sources
 from citation_core.testing.server import LocalChatServer, Reply
+from citation_core.textutil import keyword_problems, summary_problems
 
 from .fakes import FakeFactory, config
 
@@ -158,3 +167,129 @@ def test_openai_writer_uses_tools_and_its_retrieval_is_cited() -> None:
     assert cite.ref.entity_id == str(result.retrieved[0].lecture_unit_id)
     assert strip_markers(result.answer) == answer
     assert result.models["writer"].startswith("local")
+
+
+# --- the reported problems, one test each ----------------------------------------------------------------
+
+def _cited_pages(result: Any, unit: int) -> set[int]:
+    return {c.ref.page for c in result.citations if c.ref.type == "L" and str(c.ref.entity_id) == str(unit)
+            and c.ref.page is not None}
+
+
+@pytest.mark.parametrize("language", ["de", "en"])
+def test_the_open_slide_answers_how_to_delete_a_node_with_two_children(language: str) -> None:
+    # slide 7 "Löschen: drei Fälle" (deck index 10) is open; "löscht"/"Kindern" must meet "Löschen"/"Kinder"
+    result = chat()("Wie löscht man einen Knoten mit zwei Kindern aus einem binären Suchbaum?",
+                    ViewPosition(301, page=10), language=language)
+    answer = result.writer_answer
+    assert "Fall 3: z hat zwei Kinder" in answer and "Nachfolger y = Minimum des rechten Teilbaums" in answer
+    assert "nichts gefunden" not in answer and "FAQ" not in answer
+    assert answer.startswith("Folie 7" if language == "de" else "Slide 7")
+    assert 10 in _cited_pages(result, 301)
+    fall3 = next(line for line in result.answer.splitlines() if "Fall 3" in line)
+    assert "[cite:L:301:10:" in fall3
+
+
+def test_formulas_stay_whole_and_no_title_page_filler() -> None:
+    result = chat()("What is the merge sort recurrence?", ViewPosition(101, page=1))
+    answer = result.writer_answer
+    assert "T(n) = 2·T(n/2) + Θ(n) if n > 1" in answer  # the recurrence that was asked for
+    assert "Lecture 1 ·" not in answer and "Sorting, recurrences and the master theorem" not in answer
+    master = chat()("What does the master theorem say about merge sort?", ViewPosition(101, page=11))
+    assert "case 2: T(n) = Θ(n log n)" in master.writer_answer
+    for text in (answer, master.writer_answer):
+        assert not any(line.rstrip().endswith(("=", "–", " as", " as.", "=.")) for line in text.splitlines())
+
+
+def test_the_video_view_explains_what_the_lecturer_says_at_that_second() -> None:
+    result = chat()("What is the lecturer explaining right now?", ViewPosition(101, second=180.0))
+    assert "could not find" not in result.writer_answer
+    assert "A single element costs constant time." in result.writer_answer
+    spans = [(c.ref.start, c.ref.end) for c in result.citations if c.ref.start is not None]
+    assert any(s is not None and e is not None and s <= 180 < e for s, e in spans)
+
+
+def test_a_sentence_that_names_a_slide_is_cited_and_its_own_source_leads() -> None:
+    pages = [PageChunk(f"p{i}", 5, i, text, display_page_number=str(i)) for i, text in (
+        (17, "Tables\nTable 1: Largest cities in the world (source: Wikipedia)\nCity Population\n17"),
+        (18, "Blocks\nThree different block environments are pre-defined and may be styled with an optional\n"
+             "background color.\nDefault\nBlock content.\n18"),
+        (19, "Math\ne = lim n→∞ (1 + 1/n)^n\n19"))]
+    answer = "Slide 18 adds: three different block environments are pre-defined and may be styled with a color."
+    result = cite(answer, Sources(lecture=tuple(pages)))
+    (first, *_) = parse(result.answer, "client")
+    assert first.page == "18"
+    assert strip_markers(result.answer) == answer
+
+
+def test_keywords_are_labels_and_summaries_whole_sentences_in_a_real_answer() -> None:
+    result = chat()("Wie löscht man einen Knoten mit zwei Kindern aus einem binären Suchbaum?",
+                    ViewPosition(301, page=10), language="de")
+    used: list[str] = []
+    for c in result.citations:
+        text = c.source.content if isinstance(c.source, FaqSource) else c.source.text
+        assert keyword_problems(c.keyword, text, used) == [], c.keyword
+        assert summary_problems(c.summary, text) == [], c.summary
+        used.append(c.keyword)
+    assert len({c.keyword for c in result.citations}) == len(result.citations)
+
+
+def test_a_german_date_keeps_its_marker_at_the_end_of_the_sentence() -> None:
+    faq = FaqSource(30, "Wann ist die Klausur?", "Die Klausur findet am 14. Februar im Audimax statt.")
+    answer = "Die Klausur findet am 14. Februar im Audimax statt. Bringen Sie einen Ausweis mit."
+    result = cite(answer, Sources(faqs=(faq,)), language="de")
+    assert "14.[cite" not in result.answer
+    assert result.answer.startswith("Die Klausur findet am 14. Februar im Audimax statt.[cite:F:30:")
+
+
+def test_a_pasted_answer_is_cited_from_its_own_sentences() -> None:
+    pasted = ("Merge sort splits the array at the midpoint and sorts both halves recursively. "
+              "Merging the two sorted halves takes linear time. "
+              "The recurrence T(n) = 2T(n/2) + Θ(n) solves to Θ(n log n). "
+              "Because ties are taken from the left half, merge sort is stable.")
+    result = chat()("Is my summary right?", ViewPosition(101, page=1), pasted_answer=pasted)
+    assert strip_markers(result.answer) == pasted
+    checkable = re.findall(r"[^.]+\.", pasted)
+    assert len(checkable) == 4
+    assert all(f"{s.strip()}[cite:" in result.answer for s in checkable), result.answer
+
+
+def test_a_follow_up_finds_the_slide_of_the_conversation() -> None:
+    first = chat()("What does the master theorem say?", ViewPosition(101, page=1))
+    follow = chat()("And the second case?", ViewPosition(101, page=1),
+                    history=[("What does the master theorem say?", first.answer)])
+    assert "Case 2: f(n) = Θ(n^(log_b a)) ⇒ T(n) = Θ(n^(log_b a) · log n)" in follow.writer_answer
+    assert 11 in _cited_pages(follow, 101)
+
+
+def test_the_writer_sees_the_conversation_without_its_markers(monkeypatch: pytest.MonkeyPatch) -> None:
+    import citation_core.chat.writers as writers
+
+    seen: list[Any] = []
+
+    def spy(inputs: Any) -> str:
+        seen.append(inputs)
+        return write_answer(inputs)
+
+    monkeypatch.setattr(writers, "write_answer", spy)
+    history = [("What does the master theorem say?", "It compares f(n) with n^(log_b a).[cite:L:101:11:::M:S]")]
+    chat()("And the second case?", ViewPosition(101, page=1), history=history)
+    assert seen[0]["history"] == [["What does the master theorem say?", "It compares f(n) with n^(log_b a)."]]
+    turn = WriterTurn("And the second case?", current_view(material(), ViewPosition(101, page=1)),
+                      ToolState(material()), "SYSTEM", "en", Trace("chat"), (("Q1", "A1"),))
+    assert [(m.role, m.content) for m in turn.messages()] == [
+        ("system", "SYSTEM"), ("user", "Q1"), ("assistant", "A1"), ("user", "And the second case?")]
+
+
+@pytest.mark.parametrize(("language", "lead"), [("fr", "La diapositive 4"), ("es", "La diapositiva 4"),
+                                                ("it", "La slide 4"), ("ja", "スライド 4")])
+def test_the_writer_speaks_the_chosen_language_around_the_material(language: str, lead: str) -> None:
+    result = chat()("What is the load factor?", ViewPosition(201, page=7), language=language)
+    assert result.writer_answer.startswith(lead)
+
+
+def test_the_language_line_formats_citations_and_never_asks_for_a_translation() -> None:
+    line = choose_language("de").line
+    assert "German (Deutsch)" in line and "never translate" in line
+    assert "Write every word of your output" not in line
+    assert "copy the answer exactly" in choose_language("fr").line_for("placement")

@@ -187,16 +187,20 @@ def _idf(docs: Sequence[Doc]) -> dict[str, float]:
 
 
 class Scorer:
-    def __init__(self, query: Query, idf: dict[str, float]) -> None:
+    def __init__(self, query: Query, idf: dict[str, float], own_only: bool = False) -> None:
         self.q = query
         self.idf = idf
         self.default_idf = max(idf.values(), default=1.0)
-        self.total = sum(w * idf.get(t, self.default_idf) for t, w in query.weights.items()) or 1.0
+        self.weights = {t: 1.0 for t in query.own} if own_only and query.own else query.weights
+        self.total = sum(w * idf.get(t, self.default_idf) for t, w in self.weights.items()) or 1.0
+        # which statements of a slide answer is the question's own business; the turns before it only
+        # help to find the slide
+        self.units = self if own_only or not query.own else Scorer(query, idf, own_only=True)
 
     def of(self, found: set[str], boost: set[str] | None = None) -> float:
         score = 0.0
-        for t in found & self.q.weights.keys():
-            s = self.q.weights[t] * self.idf.get(t, self.default_idf)
+        for t in found & self.weights.keys():
+            s = self.weights[t] * self.idf.get(t, self.default_idf)
             score += s * (1.3 if boost and t in boost else 1.0)
         return score / self.total
 
@@ -206,7 +210,7 @@ class Scorer:
 
 def _targeted(d: Doc, scorer: Scorer) -> list[int]:
     """The statements of ``d`` that answer the question (best within 60 % of the best), in slide order."""
-    scores = [scorer.of(t) for t in d.unit_terms]
+    scores = [scorer.units.of(t) for t in d.unit_terms]
     best = max(scores, default=0.0)
     if best <= 0:
         return []

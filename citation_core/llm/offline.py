@@ -47,6 +47,7 @@ MAX_IDS_PER_SENTENCE = 3
 MIN_SCORE = 0.5  # a source must explain this much (mean of sentence share and smaller-side share)
 MIN_SCORE_FAQ = 0.7  # FAQs are few and general: a pass over FAQs only asks for more
 MIN_OWN = 0.25  # and at least this share of the sentence
+MIN_OWN_FAQ = 0.5  # (of an FAQ: it must answer most of the sentence)
 NEAR_BEST = 0.8  # every source within this ratio of the best is cited too
 UNSEEN = 0.6  # weight of a sentence word no source has, relative to a word only one source has
 
@@ -76,8 +77,10 @@ def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_score
     docs = _doc_terms(sources)
     if not docs:
         return answer
+    faq_only = all(sid.startswith("[cite:F:") for sid, _ in docs)
     if min_score is None:
-        min_score = MIN_SCORE_FAQ if all(sid.startswith("[cite:F:") for sid, _ in docs) else MIN_SCORE
+        min_score = MIN_SCORE_FAQ if faq_only else MIN_SCORE
+    min_own = MIN_OWN_FAQ if faq_only else MIN_OWN
     df: Counter[str] = Counter(t for _, toks in docs for t in toks)
     n = len(docs)
     unseen = UNSEEN * (math.log(1 + n / 2) + 0.1)
@@ -94,7 +97,7 @@ def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_score
         text = SLIDE_REFERENCE.sub(" ", sent.text)
         lang = detect_language(text, answer_lang)
         words = {conflate(t, postings, lang) for t in terms(text, lang)}
-        if len(words) < 2:
+        if len(words) < 2 or _lead_in(text, lang):
             continue
         total = sum(idf.get(t, unseen) for t in words)
         hits: Counter[int] = Counter(i for t in words for i in postings.get(t, ()))
@@ -106,7 +109,7 @@ def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_score
             own = shared / total
             overlap = shared / min(total, weight[i])
             score = (own + overlap) / 2
-            if score >= min_score and own >= MIN_OWN:
+            if score >= min_score and own >= min_own:
                 scored.append((score, i))
         if not scored:
             continue
@@ -121,6 +124,14 @@ def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_score
             chosen.append(i)
         inserts.append((sent.end, "".join(docs[i][0] for i in chosen)))
     return insert_at(answer, inserts)
+
+
+_QUOTED = re.compile(r"“[^”]*”|„[^“”]*[“”]|«[^»]*»|\"[^\"]*\"|「[^」]*」|‚[^‘]*‘")
+
+
+def _lead_in(text: str, lang: str) -> bool:
+    """A sentence that only announces a slide and its title ("Slide 8 (“The Master Theorem”) says:")."""
+    return text.rstrip().endswith((":", "：")) and len(terms(_QUOTED.sub(" ", text), lang)) < 2
 
 
 # --- keywords -------------------------------------------------------------------------------------------
