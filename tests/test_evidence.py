@@ -105,3 +105,27 @@ def test_a_failing_evidence_phase_keeps_the_citations() -> None:
     assert result.rewritten and len(result.citations) == 2
     assert all(c.evidence is None for c in result.citations)
     assert [f.kind for f in result.trace.failures] == ["internal"]
+
+
+def test_a_configured_judge_gives_the_verdicts_and_each_is_asked_once() -> None:
+    from citation_core.testing import ScriptedModel
+
+    judge = ScriptedModel({"judge": lambda req: "UNSUPPORTED - the slide is about merging, not hashing"})
+    pipe = CitationPipeline(judge=judge)
+    answer = ("A hash function maps keys to buckets.[cite:L:12:3:::Merge:Wrong slide.] "
+              "And again: a hash function maps keys to buckets.[cite:L:12:3:::Merge:Wrong slide.]")
+    first = audit(answer, Sources((MERGE, HASH)), pipe.judge)
+    assert [a.support.verdict for a in first] == ["unsupported", "unsupported"]
+    assert first[0].support.reason.startswith("judge scripted: the slide is about merging")
+    audit(answer, Sources((MERGE, HASH)), pipe.judge)
+    assert judge.tasks() == ["judge", "judge"]  # two sentences; the second audit came from the cache
+
+
+def test_a_failing_judge_keeps_the_lexical_verdict() -> None:
+    from citation_core.errors import ModelCallError
+    from citation_core.testing import ScriptedModel
+
+    pipe = CitationPipeline(judge=ScriptedModel({"judge": ModelCallError("judge down")}))
+    result = pipe.run_pass(ANSWER, [MERGE, MERGE_STEP])
+    assert [c.support.verdict for c in result.citations if c.support] == ["supported", "supported"]
+    assert all("judge failed: judge down" in c.support.reason for c in result.citations if c.support)

@@ -87,11 +87,13 @@ def cmd_cite(args: argparse.Namespace) -> int:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
+    from ..pipeline import CitationPipeline
     from ..pipeline.audit import audit
     from ..sources import Sources
 
     sources = Sources.load(Path(args.sources))
-    audits = audit(_read_text(args.answer, "answer"), sources)
+    judge = CitationPipeline.from_config(_config(args)).judge  # the judge role, when application.yml has one
+    audits = audit(_read_text(args.answer, "answer"), sources, judge)
     if args.json:
         _emit({"audits": [a.to_json() for a in audits]})
         return 0

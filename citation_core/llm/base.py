@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-Task = Literal["placement", "keyword", "keywords_batched", "summary", "writer"]
+Task = Literal["placement", "keyword", "keywords_batched", "summary", "writer", "judge"]
 
 
 @dataclass(frozen=True)

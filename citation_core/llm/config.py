@@ -69,6 +69,12 @@ class LlmConfig:
             raise ConfigError(f"{where}: model id {model_id!r} is not declared in llm_config.yml")
         return self.models[model_id]
 
+    def optional(self, pipeline: str, variant: str, role: str) -> ModelConfig | None:
+        """The model for an optional role (e.g. the citation ``judge``), or None when none is configured."""
+        if role not in self.llm_configuration.get(pipeline, {}).get(variant, {}):
+            return None
+        return self.resolve(pipeline, variant, role)
+
 
 def _load_yaml(path: Traversable) -> Any:
     return read_yaml(path, ConfigError)

@@ -8,6 +8,8 @@ from ..contract import SourceRef, parse, strip_markers
 from ..errors import MarkerError
 from ..sources import PageChunk, Source, Sources, TranscriptSegment
 from .evidence import Audit, Evidence, Support, find_evidence, judge_support, sentence_before, term_weights
+from .judge import ModelJudge
+from .trace import Trace
 
 
 def _points_at(ref: SourceRef, source: Source) -> bool:
@@ -36,8 +38,9 @@ def best_support(sentence: str, candidates: Sequence[Source],
     return best or (None, Support("unsupported", 0.0, "the cited source is not among the given sources"))
 
 
-def audit(answer: str, sources: Sources | Iterable[Source]) -> list[Audit]:
-    """One audit per final or stored marker of ``answer``, in order."""
+def audit(answer: str, sources: Sources | Iterable[Source], judge: ModelJudge | None = None,
+          trace: Trace | None = None) -> list[Audit]:
+    """One audit per final or stored marker of ``answer``, in order; ``judge`` (optional) gives the verdicts."""
     given = sources if isinstance(sources, Sources) else Sources.of(sources)
     weight = term_weights([*given.lecture, *given.faqs])
     out: list[Audit] = []
@@ -48,7 +51,10 @@ def audit(answer: str, sources: Sources | Iterable[Source]) -> list[Audit]:
             continue
         before = strip_markers(answer[: m.span[0]])
         sentence = sentence_before(before, len(before))
-        evidence, support = best_support(sentence, cited_sources(ref, given), weight)
+        candidates = cited_sources(ref, given)
+        evidence, support = best_support(sentence, candidates, weight)
+        if judge is not None and candidates:
+            support = judge.judge(trace or Trace("audit"), sentence, evidence, candidates[0], support)
         citation = {"type": ref.type, "entity_id": ref.entity_id, "page": ref.page, "start": ref.start,
                     "end": ref.end, "keyword": m.keyword or "", "summary": m.summary or ""}
         out.append(Audit(sentence, citation, evidence, support))

@@ -19,6 +19,7 @@ from ..llm.config import CITATION_PIPELINE, KeywordStrategy, LlmConfig, PassOrde
 from ..llm.factory import create_model
 from ..sources import FaqSource, LectureSource, Source, Sources
 from .evidence import Evidence, Support
+from .judge import ModelJudge
 from .languages import choose_language
 from .model_calls import NO_DEADLINE, Deadline, ModelFactory, ModelLike, RoleModel
 from .phases import PHASES, PassKind, PassRun, Phase, run_phases
@@ -125,12 +126,15 @@ class CitationPipeline:
         pass_order: PassOrder = "parallel",
         variant: str = "default",
         deadline_seconds: float | None = None,
+        judge: ModelLike = None,
         phases: Sequence[Phase] = PHASES,
         factory: ModelFactory = create_model,
     ) -> None:
         self.placement = RoleModel.of(placement, variant, factory)
         self.enrichment = RoleModel.of(placement if enrichment is None else enrichment, "default", factory)
         self.prompts = prompts or Prompts.default()
+        # an optional model that judges support; without it the lexical verdict stands
+        self.judge = None if judge is None else ModelJudge(RoleModel.of(judge, "default", factory), self.prompts)
         self.keyword_strategy: KeywordStrategy = keyword_strategy
         self.pass_order: PassOrder = pass_order
         self.variant = variant
@@ -157,6 +161,7 @@ class CitationPipeline:
             pass_order=config.pass_order,
             variant=variant,
             deadline_seconds=config.deadline_seconds,
+            judge=config.optional(CITATION_PIPELINE, "default", "judge"),
             phases=phases,
             factory=factory,
         )
@@ -258,7 +263,7 @@ class CitationPipeline:
         if deadline is None:
             deadline = Deadline.after(self.deadline_seconds) if self.deadline_seconds is not None else NO_DEADLINE
         run = PassRun(kind, answer, list(sources), lang, self.prompts, self.placement, self.enrichment,
-                      self.keyword_strategy, trace, deadline)
+                      self.keyword_strategy, trace, deadline, self.judge)
         run_phases(run, self.phases)
         entries = run.serialized.by_seq()
         if run.final is not None:

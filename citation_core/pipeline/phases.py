@@ -24,6 +24,7 @@ from ..llm.config import KeywordStrategy
 from ..sources import FaqSource, Source
 from . import enrich as enrich_mod
 from .evidence import Evidence, Support, find_evidence, judge_support, sentence_before, term_weights
+from .judge import ModelJudge
 from .languages import LanguageChoice
 from .model_calls import NO_DEADLINE, Deadline, RoleModel, call_model
 from .placement import Placement, render_insertions, validate_placement
@@ -50,6 +51,7 @@ class PassRun:
     keyword_strategy: KeywordStrategy
     trace: Trace
     deadline: Deadline = NO_DEADLINE
+    judge: ModelJudge | None = None
     serialized: Serialized = field(default_factory=lambda: Serialized("[]", ()))
     placement: Placement = field(default_factory=lambda: Placement(()))
     raw_output: str = ""
@@ -145,7 +147,10 @@ def evidence(run: PassRun) -> dict[str, Any]:
         sentence = sentence_before(run.answer, ins.offset)
         source = entries[ins.seq].source
         found = find_evidence(sentence, source, weight)
-        run.evidence[ins.seq] = (sentence, found, judge_support(sentence, found, source, weight))
+        verdict = judge_support(sentence, found, source, weight)
+        if run.judge is not None:
+            verdict = run.judge.judge(run.trace, sentence, found, source, verdict)
+        run.evidence[ins.seq] = (sentence, found, verdict)
     return {"evidence": {str(seq): {"sentence": s, "evidence": e.to_json() if e else None, "support": v.to_json()}
                          for seq, (s, e, v) in run.evidence.items()}}
 

@@ -17,7 +17,9 @@ FILES = {
     "keywords_batched": "citation_keywords_batched.txt",
     "summary": "citation_summary.txt",
     "writer": "chat_writer.txt",
+    "judge": "citation_judge.txt",
 }
+OPTIONAL = frozenset({"judge"})  # a configuration folder without it takes the packaged template
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,8 @@ class Prompts:
         templates = {}
         for name, filename in FILES.items():
             path = directory.joinpath(filename)
+            if not path.is_file() and name in OPTIONAL:
+                path = defaults_dir().joinpath("prompts", filename)
             if not path.is_file():
                 raise ConfigError(f"{filename}: prompt template not found in {directory}")
             templates[name] = path.read_text(encoding="utf-8")
