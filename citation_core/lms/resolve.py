@@ -38,9 +38,25 @@ def unit_table(material: CourseMaterial) -> dict[str, dict[str, Any]]:
 
     ``slides`` maps each deck index (``page_number``, as a string) to how people name that slide:
     ``{"printed": display_page_number or None, "title": page title}``; empty when there is no deck.
+
+    Every unit of the manifest is listed, released or not, so that a marker pointing at withheld
+    material can say why it does not open: ``released`` is false for a unit students do not see yet
+    (``withheldReason`` says why, e.g. "not released before 2027-01-15", ``releaseDate`` is its ISO
+    date or None) and then ``slides`` is empty; ``hiddenPages`` lists the deck indexes the instructor
+    hid, whose ``slides`` entries keep the printed number, lose the title and carry ``"hidden": true``.
     """
-    return {
-        str(uid): {
+    table: dict[str, dict[str, Any]] = {}
+    for uid, um in material.all_units.items():
+        hidden = um.unit.hidden_pages
+        slides: dict[str, dict[str, Any]] = {}
+        if um.deck is not None and um.released:
+            for p in um.deck.pages:
+                slide: dict[str, Any] = {"printed": p.display_page_number or None, "title": p.title}
+                if p.page_number in hidden:
+                    slide = {"printed": p.display_page_number or None, "title": "", "hidden": True}
+                slides[str(p.page_number)] = slide
+        release = um.unit.release_date
+        table[str(uid)] = {
             "lectureTitle": um.unit.lecture_name,
             "lectureUnitTitle": um.unit.name,
             "lectureId": um.unit.lecture_id,
@@ -49,13 +65,13 @@ def unit_table(material: CourseMaterial) -> dict[str, dict[str, Any]]:
             "videoVersion": um.unit.versions.video,
             "hasDeck": um.deck is not None,
             "hasVideo": um.unit.video is not None,
-            "slides": {
-                str(p.page_number): {"printed": p.display_page_number or None, "title": p.title}
-                for p in (um.deck.pages if um.deck is not None else ())
-            },
+            "slides": slides,
+            "released": um.released,
+            "withheldReason": um.withheld,
+            "releaseDate": release.isoformat() if release is not None else None,
+            "hiddenPages": sorted(hidden),
         }
-        for uid, um in material.units.items()
-    }
+    return table
 
 
 def faq_table(material: CourseMaterial) -> dict[str, dict[str, Any]]:

@@ -7,6 +7,7 @@ deck or transcript loaded (timeline pages within the deck, ...) are in :func:`va
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -28,7 +29,7 @@ from .timeline import check_timeline_pages, parse_timeline
 from .timeline import describe_value as _shown
 from .transcript import SUPPORTED_TRANSCRIPT_TYPES, load_transcript
 
-__all__ = ["MANIFEST_NAME", "load_course", "load_faqs", "validate_course", "validate_unit"]
+__all__ = ["LANGUAGE_CODE", "MANIFEST_NAME", "load_course", "load_faqs", "validate_course", "validate_unit"]
 
 MANIFEST_NAME = "course.yml"
 
@@ -45,9 +46,12 @@ _UNIT_KEYS = {
     "timeline",
     "versions",
     "source_name",  # the original file name of an uploaded deck (library course)
+    "released",  # false: withheld from students whatever the date
+    "release_date",  # withheld from students before this day (YYYY-MM-DD) or moment (YYYY-MM-DD HH:MM)
+    "hidden_pages",  # deck indexes students never see
 }
 _FAQ_KEYS = {"id", "question", "answer", "language"}
-_LANGUAGE = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*")
+LANGUAGE_CODE = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*")
 
 
 def load_course(root: Path) -> Course:
@@ -150,6 +154,9 @@ def validate_unit(
             check_timeline_pages(unit.timeline, len(deck.pages), where)
         except MaterialError as err:
             problems.append(str(err))
+        past = sorted(p for p in unit.hidden_pages if p > len(deck.pages))
+        if past:
+            problems.append(f"{where}: hidden_pages: page {past[0]} is past the deck's {len(deck.pages)} pages")
     if transcript is not None:
         problems.extend(transcript.warnings)
         end = max((cue.end for cue in transcript.cues), default=0.0)
@@ -201,6 +208,9 @@ def _unit(
     overrides = _display_numbers(data, file, where)
     if overrides and deck is None:
         raise MaterialError(f"{file}: {where}.display_numbers: display numbers need a deck")
+    hidden = _hidden_pages(data, file, where)
+    if hidden and deck is None:
+        raise MaterialError(f"{file}: {where}.hidden_pages: hidden pages need a deck")
     return LectureUnit(
         id=unit_id,
         name=name,
@@ -213,6 +223,9 @@ def _unit(
         versions=_versions(data, file, where),
         display_overrides=overrides,
         language=_language(data, "language", file, where, default=course_language),
+        released=_bool(data, "released", file, where, default=True),
+        release_date=_release_date(data, file, where),
+        hidden_pages=hidden,
     )
 
 
@@ -258,6 +271,50 @@ def _display_numbers(data: Mapping[str, object], file: str, where: str) -> dict[
                 f"{file}: {field}[{page}]: expected a printed number (text) or null, got {_shown(value)}"
             )
     return overrides
+
+
+def _hidden_pages(data: Mapping[str, object], file: str, where: str) -> frozenset[int]:
+    raw = data.get("hidden_pages")
+    if raw is None:
+        return frozenset()
+    field = _join(where, "hidden_pages")
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        raw = [raw]
+    if not isinstance(raw, list):
+        raise MaterialError(f"{file}: {field}: expected a list of page numbers like [3, 4], got {_shown(raw)}")
+    pages: set[int] = set()
+    for index, value in enumerate(raw):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise MaterialError(
+                f"{file}: {field}[{index}]: expected a page number >= 1 (deck index), got {_shown(value)}"
+            )
+        pages.add(value)
+    return frozenset(pages)
+
+
+def _bool(data: Mapping[str, object], key: str, file: str, where: str, default: bool) -> bool:
+    value = data.get(key)
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise MaterialError(f"{file}: {_join(where, key)}: expected true or false, got {_shown(value)}")
+    return value
+
+
+def _release_date(data: Mapping[str, object], file: str, where: str) -> dt.date | dt.datetime | None:
+    value = data.get("release_date")
+    if value is None:
+        return None
+    field = _join(where, "release_date")
+    if isinstance(value, dt.date):  # YAML reads 2027-01-15 as a date, 2027-01-15 10:00 as a datetime
+        return value
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            return dt.date.fromisoformat(text) if len(text) == 10 else dt.datetime.fromisoformat(text)
+        except ValueError:
+            pass
+    raise MaterialError(f"{file}: {field}: expected a date like 2027-01-15 (or 2027-01-15 10:00), got {_shown(value)}")
 
 
 def _versions(data: Mapping[str, object], file: str, where: str) -> MaterialVersions:
@@ -342,7 +399,7 @@ def _language(data: Mapping[str, object], key: str, file: str, where: str, defau
     value = data.get(key)
     if value is None:
         return default
-    if not isinstance(value, str) or not _LANGUAGE.fullmatch(value.strip()):
+    if not isinstance(value, str) or not LANGUAGE_CODE.fullmatch(value.strip()):
         raise MaterialError(
             f"{file}: {_join(where, key)}: expected a language code like 'en' or 'pt-BR', got {_shown(value)}"
         )

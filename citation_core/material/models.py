@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -69,6 +70,33 @@ class LectureUnit:
     versions: MaterialVersions = MaterialVersions()
     display_overrides: dict[int, str | None] = field(default_factory=dict)
     language: str = "en"
+    released: bool = True  # ``released: false`` in the manifest: withheld whatever the date
+    release_date: dt.date | dt.datetime | None = None  # withheld before this day (or moment)
+    hidden_pages: frozenset[int] = frozenset()  # deck indexes students never see
+
+    def is_released(self, now: dt.datetime | None = None) -> bool:
+        """Whether students see the unit at ``now`` (default: this moment, local time)."""
+        return self.withheld_reason(now) is None
+
+    def withheld_reason(self, now: dt.datetime | None = None) -> str | None:
+        """Why students do not see the unit yet, e.g. "not released before 2027-01-15"; None once released."""
+        if not self.released:
+            return "not released"
+        if self.release_date is None:
+            return None
+        moment = now or dt.datetime.now()
+        if isinstance(self.release_date, dt.datetime):
+            release = self.release_date
+            if release.tzinfo is not None and moment.tzinfo is None:
+                moment = moment.astimezone()
+            elif release.tzinfo is None and moment.tzinfo is not None:
+                release = release.replace(tzinfo=moment.tzinfo)
+            if moment < release:
+                return f"not released before {self.release_date.isoformat(sep=' ', timespec='minutes')}"
+            return None
+        if moment.date() < self.release_date:
+            return f"not released before {self.release_date.isoformat()}"
+        return None
 
 
 @dataclass(frozen=True)
