@@ -176,11 +176,12 @@ def _cited_pages(result: Any, unit: int) -> set[int]:
             and c.ref.page is not None}
 
 
-@pytest.mark.parametrize("language", ["de", "en"])
-def test_the_open_slide_answers_how_to_delete_a_node_with_two_children(language: str) -> None:
-    # slide 7 "Löschen: drei Fälle" (deck index 10) is open; "löscht"/"Kindern" must meet "Löschen"/"Kinder"
+@pytest.mark.parametrize(("language", "page"), [("de", 10), ("en", 10), ("de", 7)])
+def test_the_open_slide_answers_how_to_delete_a_node_with_two_children(language: str, page: int) -> None:
+    # slide 7 "Löschen: drei Fälle" (deck index 10) is open, or slide 4 "Suchen" (deck index 7) and the
+    # deletion slide has to be found; "löscht"/"Kindern" must meet "Löschen"/"Kinder"
     result = chat()("Wie löscht man einen Knoten mit zwei Kindern aus einem binären Suchbaum?",
-                    ViewPosition(301, page=10), language=language)
+                    ViewPosition(301, page=page), language=language)
     answer = result.writer_answer
     assert "Fall 3: z hat zwei Kinder" in answer and "Nachfolger y = Minimum des rechten Teilbaums" in answer
     assert "nichts gefunden" not in answer and "FAQ" not in answer

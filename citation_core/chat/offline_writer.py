@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..textutil import (
+    ORDINALS,
     clock,
     conflate,
     detect_language,
@@ -23,6 +24,7 @@ from ..textutil import (
     question_noise,
     sentences,
     slide_units,
+    stem_list,
     terms,
 )
 
@@ -92,6 +94,7 @@ DEICTIC = re.compile(
 EXPLAIN_ONLY = re.compile(
     r"^\W*(?:explain|what|was|erkläre|erklär|worum|qu|que|qué|cosa|o que|wat|co|ne|что|什么|何)\b", re.I)
 MAX_UNITS = 5
+FOCUS_WEIGHT = 2.0
 MAX_TARGETED = 3
 
 
@@ -167,14 +170,26 @@ class Query:
         self.own = terms(question, qlang) - noise
         for t in self.own:
             self.weights[t] = 1.0
+        # the first word that carries content is what the question is about ("Wie *löscht* man einen
+        # Knoten …", "What is the *load* factor"): it counts double
+        ordinals = {t for w in ORDINALS.get(qlang, {}) for t in stem_list(w, qlang)}
+        ordered = [t for t in stem_list(question, qlang) if t in self.own and not t.isdigit() and t not in ordinals]
+        self.focus = ordered[0] if len(set(ordered)) >= 3 else None
+        if self.focus:
+            self.weights[self.focus] = FOCUS_WEIGHT
         self.overview = bool(OVERVIEW.search(question))
         self.deictic = bool(DEICTIC.search(question)) or not self.own or (
             len(self.own) <= 1 and bool(EXPLAIN_ONLY.search(question)))
 
     def adapt(self, vocabulary: set[str]) -> None:
         """Spell each term as the material does where only an inflected variant occurs there."""
-        self.weights = {conflate(t, vocabulary, self.lang): w for t, w in self.weights.items()}
+        weights: dict[str, float] = {}
+        for t, w in self.weights.items():
+            key = conflate(t, vocabulary, self.lang)
+            weights[key] = max(w, weights.get(key, 0.0))
+        self.weights = weights
         self.own = {conflate(t, vocabulary, self.lang) for t in self.own}
+        self.focus = conflate(self.focus, vocabulary, self.lang) if self.focus else None
 
 
 def _idf(docs: Sequence[Doc]) -> dict[str, float]:
@@ -282,7 +297,11 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
             docs.append(_read(p, lang))
     all_docs = [d for d in [view_doc, *docs] if d is not None]
     query.adapt({t for d in all_docs for t in d.all_terms})
-    scorer = Scorer(query, _idf(all_docs))
+    idf = _idf(all_docs)
+    rarity: Mapping[str, float] = inputs.get("rarity") or {}
+    if rarity:  # the course's own rarity of the asked terms, where the writer was given it
+        idf = {**idf, **{t: float(v) for t, v in rarity.items() if t in idf}}
+    scorer = Scorer(query, idf)
 
     primary: Doc | None = None
     broad = False
@@ -293,7 +312,9 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
         if usable and (query.deictic or rel >= 0.25 or (rel >= 0.15 and rel >= 0.5 * best_other)):
             primary, broad = view_doc, query.deictic and rel < 0.3
     if primary is None:
-        ranked = sorted((d for d in docs if d.units and not d.source.get("filler")), key=lambda d: -scorer.doc(d))
+        # a slide that has what the question is about comes before one that only shares its context
+        ranked = sorted((d for d in docs if d.units and not d.source.get("filler")),
+                        key=lambda d: (query.focus is not None and query.focus not in d.all_terms, -scorer.doc(d)))
         if ranked and scorer.doc(ranked[0]) >= 0.3:
             primary = ranked[0]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -11,7 +12,7 @@ from typing import Any
 from ..errors import UnknownUnitError
 from ..material.library import CourseMaterial
 from ..sources import FaqSource, LectureSource, PageChunk
-from ..textutil import GENERIC_TITLES, clock, slide_units
+from ..textutil import GENERIC_TITLES, clock, slide_units, terms
 
 TOOLS: tuple[dict[str, Any], ...] = (
     {"type": "function", "function": {
@@ -83,6 +84,24 @@ def repeated_lines(material: CourseMaterial, unit_id: int) -> frozenset[str]:
 
 
 _REPEATED: dict[tuple[int, int], tuple[CourseMaterial, frozenset[str]]] = {}
+_RARITY: dict[int, tuple[CourseMaterial, dict[str, float]]] = {}
+
+
+def course_rarity(material: CourseMaterial) -> dict[str, float]:
+    """How rare each term is in the whole course (idf over its page chunks and transcript segments): a
+    word on every slide of a unit ("Knoten") says less about which slide answers than a rare one."""
+    cached = _RARITY.get(id(material))
+    if cached is not None and cached[0] is material:
+        return cached[1]
+    texts = [c.text for um in material.units.values() for c in um.chunks]
+    texts += [s.text for um in material.units.values() for s in um.segments]
+    df: Counter[str] = Counter()
+    for text in texts:
+        df.update(terms(text))
+    n = len(texts) or 1
+    rarity = {t: math.log(1 + n / (c + 0.5)) for t, c in df.items()}
+    _RARITY[id(material)] = (material, rarity)
+    return rarity
 
 
 def without_repeated_lines(text: str, repeated: frozenset[str]) -> str:

@@ -16,9 +16,9 @@ from ..llm.offline import OfflineModel
 from ..material.library import CourseMaterial
 from ..pipeline.model_calls import RoleModel, complete_recorded
 from ..pipeline.trace import Trace
-from ..textutil import content_tokens
+from ..textutil import conflate, content_tokens, detect_language, terms
 from .offline_writer import write_answer
-from .tools import TOOLS, ToolState, passage
+from .tools import TOOLS, ToolState, course_rarity, passage
 from .view import CurrentView, segments_around
 
 MAX_TOOL_ROUNDS = 4
@@ -78,8 +78,13 @@ class ExtractiveWriter:
         view_json = {} if target is not None else self._view(state, view)
         state.lecture_retrieval(turn.question, k=6, unit_id=target, context=context)
         state.faq_retrieval(turn.question)
+        rarity = course_rarity(state.material)
+        asked_text = " ".join([turn.question, *(f"{q} {a[:600]}" for q, a in turn.history[-2:])])
+        lang = detect_language(turn.question, turn.language)
+        asked = {conflate(t, rarity, lang) for t in terms(asked_text, lang)}
         inputs = {"question": turn.question, "language": turn.language, "view": view_json,
                   "history": [list(h) for h in turn.history],
+                  "rarity": {t: rarity[t] for t in asked if t in rarity},
                   "passages": [passage(state.material, s) for s in state.retrieved],
                   "faqs": [{"question": f.question, "answer": f.answer} for f in state.faqs]}
         model = OfflineModel(self.role.model_id, self.role.model_name, writer=write_answer)
