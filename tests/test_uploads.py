@@ -15,13 +15,15 @@ DECK = (SAMPLE_COURSE / "decks" / "hash_tables.pdf").read_bytes()
 VTT = (SAMPLE_COURSE / "transcripts" / "merge_sort.vtt").read_bytes()
 
 
-def test_upload_creates_a_unit_and_reupload_bumps_the_attachment_version(tmp_path: Path) -> None:
+def test_upload_creates_a_unit_and_a_changed_reupload_bumps_the_attachment_version(tmp_path: Path) -> None:
     first = add_upload(tmp_path, Upload("hash_tables.pdf", DECK), Upload("talk.vtt", VTT))
     assert (first.unit_id, first.attachment_version, first.replaced, first.pages) == (9001, 1, False, 16)
     course = load_course(tmp_path)
     (unit,) = course.units
     assert unit.deck is not None and unit.deck.read_bytes() == DECK and unit.transcript is not None
-    second = add_upload(tmp_path, Upload("hash_tables.pdf", DECK))
+    same = add_upload(tmp_path, Upload("hash_tables.pdf", DECK))  # identical content: the version stays
+    assert (same.unit_id, same.attachment_version, same.replaced, same.deck_changed) == (9001, 1, True, False)
+    second = add_upload(tmp_path, Upload("hash_tables.pdf", DECK + b"\n"))
     assert (second.unit_id, second.attachment_version, second.replaced) == (9001, 2, True)
     assert load_course(tmp_path).units[0].versions.attachment == 2
     other = add_upload(tmp_path, Upload("merge.pdf", (SAMPLE_COURSE / "decks" / "merge_sort.pdf").read_bytes()))

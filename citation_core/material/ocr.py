@@ -18,13 +18,14 @@ import hashlib
 import json
 import os
 import shutil
+import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import numpy as np
 import pypdfium2
@@ -41,6 +42,7 @@ __all__ = [
     "read_pages",
     "recorded",
     "remember_not_needed",
+    "terminal_progress",
 ]
 
 CACHE_ENV = "CITATION_STUDIO_OCR_CACHE"
@@ -108,6 +110,26 @@ def engine_version() -> str:
     import pytesseract
 
     return str(pytesseract.get_tesseract_version())
+
+
+def terminal_progress(label: str, stream: TextIO | None = None) -> Progress | None:
+    """For a command line: redraws ``label: page 5 of 20`` on ``stream`` (default stderr) while pages are
+    read, and clears the line at the end; None when the stream is not a terminal (nothing is written)."""
+    out = stream if stream is not None else sys.stderr
+    try:
+        if not out.isatty():
+            return None
+    except (AttributeError, ValueError):  # a closed or unusual stream
+        return None
+
+    def show(done: int, total: int) -> None:
+        line = f"{label}: page {done} of {total}"
+        out.write("\r" + line)
+        if done >= total:
+            out.write("\r" + " " * len(line) + "\r")
+        out.flush()
+
+    return show
 
 
 # --- cache ---------------------------------------------------------------------------------

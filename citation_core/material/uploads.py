@@ -2,12 +2,16 @@
 
 Every upload is checked completely, from a scratch copy inside the library folder, before the library
 changes; uploaded file names are shown but never used as paths. A re-upload of a deck with the same
-file name replaces it and bumps the unit's attachment version, so answers stored earlier become stale.
+file name replaces it; only when its content changed (compared by SHA-256 with the stored file, as an
+LMS compares attachment checksums) does the unit's attachment version go up, so that answers stored
+earlier become stale. The same holds for a transcript and the video version. A unit's name, lecture
+and language can be changed afterwards (:func:`update_unit`) without touching its versions.
 """
 
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 import re
 import tempfile
@@ -21,13 +25,16 @@ import yaml
 
 from ..errors import MaterialError
 from ..yaml_file import read_yaml
-from .course import MANIFEST_NAME, load_course, load_faqs
-from .deck import load_deck
+from .course import LANGUAGE_CODE, MANIFEST_NAME, load_course, load_faqs
+from .deck import Progress, load_deck
+from .models import LectureUnit
 from .transcript import load_transcript
 
 LIBRARY_COURSE_ID = 900
 UPLOAD_LECTURE_ID = 9000
+UPLOAD_LECTURE_NAME = "Uploaded decks"
 FIRST_UNIT_ID = 9001
+MAX_NAME_CHARS = 200  # unit and lecture names set in the Library
 _SHOWN_NAME = 80  # characters of an uploaded file name shown in messages and unit names
 
 _T = TypeVar("_T")
@@ -45,9 +52,16 @@ class UploadResult:
     unit_name: str
     attachment_version: int
     video_version: int
-    replaced: bool
+    replaced: bool  # a unit with this deck file name existed
     pages: int
     warnings: tuple[str, ...]
+    deck_changed: bool = True  # False: the same bytes as the stored deck (the version stays)
+    transcript_changed: bool = False  # the stored transcript's content changed (the video version went up)
+
+    @property
+    def stales_answers(self) -> bool:
+        """Whether answers stored earlier for this unit now show as stale (a version went up)."""
+        return self.replaced and (self.deck_changed or self.transcript_changed)
 
 
 @contextmanager
@@ -150,15 +164,60 @@ def _manifest(root: Path) -> dict[str, Any]:
         if isinstance(data, dict):
             return data
     return {"id": LIBRARY_COURSE_ID, "name": "My uploads", "language": "en",
-            "lectures": [{"id": UPLOAD_LECTURE_ID, "name": "Uploaded decks", "units": []}]}
+            "lectures": [{"id": UPLOAD_LECTURE_ID, "name": UPLOAD_LECTURE_NAME, "units": []}]}
+
+
+def _lectures(data: dict[str, Any]) -> list[dict[str, Any]]:
+    lectures = data.get("lectures")
+    if not isinstance(lectures, list) or not all(isinstance(lec, dict) for lec in lectures):
+        raise MaterialError(f"{MANIFEST_NAME}: lectures: expected a list of lectures; the library was not changed")
+    for lecture in lectures:
+        if not isinstance(lecture.get("units"), list):
+            lecture["units"] = []
+    return lectures
+
+
+def _find_unit(data: dict[str, Any], match: Callable[[dict[str, Any]], bool]) -> dict[str, Any] | None:
+    return next((u for lec in _lectures(data) for u in lec["units"] if isinstance(u, dict) and match(u)), None)
+
+
+def _lecture_named(data: dict[str, Any], name: str) -> dict[str, Any]:
+    """The lecture called ``name``, made (with the next free id) when there is none."""
+    lectures = _lectures(data)
+    for lecture in lectures:
+        if str(lecture.get("name", "")).strip() == name:
+            return lecture
+    ids = [int(lec["id"]) for lec in lectures if isinstance(lec.get("id"), int)]
+    lecture = {"id": max([UPLOAD_LECTURE_ID - 1, *ids]) + 1, "name": name, "units": []}
+    lectures.append(lecture)
+    return lecture
+
+
+def _write_manifest(root: Path, data: dict[str, Any]) -> None:
+    """Write the manifest, unless it would not change (an unchanged manifest keeps its time stamp, so
+    nothing that watches it reloads the course)."""
+    text = yaml.safe_dump(data, allow_unicode=True, sort_keys=False).encode("utf-8")
+    path = _inside(root, MANIFEST_NAME)
+    if path.is_file() and path.read_bytes() == text:
+        return
+    _write_atomic(path, text)
+
+
+def _same_content(path: Path, data: bytes) -> bool:
+    try:
+        stored = path.read_bytes()
+    except OSError:
+        return False
+    return hashlib.sha256(stored).digest() == hashlib.sha256(data).digest()
 
 
 def add_upload(root: Path, deck: Upload, transcript: Upload | None = None, faqs: Upload | None = None,
-               max_bytes: int = 50_000_000, language: str = "en") -> UploadResult:
+               max_bytes: int = 50_000_000, language: str = "en", progress: Progress | None = None) -> UploadResult:
     """Validate and store an upload in the library course at ``root``; raise MaterialError on bad files.
 
     The uploaded names are only shown, never used as paths: every file is stored under a name made
-    from the unit id and an ASCII slug, and nothing is written outside ``root``.
+    from the unit id and an ASCII slug, and nothing is written outside ``root``. ``progress(done,
+    total)`` follows the reading of page images when the deck's printed numbers are only drawn.
     """
     _check(deck, (".pdf",), max_bytes, "deck")
     tsuffix = _check(transcript, (".vtt", ".srt"), max_bytes, "transcript") if transcript else None
@@ -169,7 +228,7 @@ def add_upload(root: Path, deck: Upload, transcript: Upload | None = None, faqs:
     with tempfile.TemporaryDirectory(dir=root, prefix=".upload-") as tmp:
         # everything is read and checked from a scratch copy before the library changes
         scratch = Path(tmp)
-        loaded = _scratch_copy(scratch, deck, f"{slug}.pdf", load_deck)
+        loaded = _scratch_copy(scratch, deck, f"{slug}.pdf", lambda path: load_deck(path, progress=progress))
         warnings = [_renamed(w, f"{slug}.pdf", display_name(deck.name)) for w in loaded.warnings]
         if transcript and tsuffix:
             tr = _scratch_copy(scratch, transcript, f"transcript{tsuffix}", load_transcript)
@@ -179,33 +238,90 @@ def add_upload(root: Path, deck: Upload, transcript: Upload | None = None, faqs:
 
     with _locked(root):
         data = _manifest(root)
-        lecture = data["lectures"][0]
-        units: list[dict[str, Any]] = lecture["units"]
         source_name = display_name(deck.name)
-        existing = next((u for u in units if u.get("source_name") == source_name), None)
+        existing = _find_unit(data, lambda u: u.get("source_name") == source_name)
         replaced = existing is not None
+        deck_changed = transcript_changed = True
         if existing is None:
+            units = [u for lec in _lectures(data) for u in lec["units"] if isinstance(u, dict)]
             unit_id = max([FIRST_UNIT_ID - 1, *[int(u["id"]) for u in units]]) + 1
             existing = {"id": unit_id, "name": _split_suffix(source_name)[0].replace("_", " ").strip() or slug,
                         "language": language, "deck": f"decks/{unit_id}_{slug}.pdf", "source_name": source_name,
                         "versions": {"attachment": 1, "video": 1}}
-            units.append(existing)
+            _lecture_named(data, UPLOAD_LECTURE_NAME)["units"].append(existing)
         else:
             versions = existing.setdefault("versions", {"attachment": 1, "video": 1})
-            versions["attachment"] = int(versions.get("attachment", 1)) + 1
+            deck_changed = not _same_content(_inside(root, str(existing["deck"])), deck.data)
+            if deck_changed:
+                versions["attachment"] = int(versions.get("attachment", 1)) + 1
         unit_id = int(existing["id"])
-        _write_atomic(_inside(root, str(existing["deck"])), deck.data)
+        if deck_changed:
+            _write_atomic(_inside(root, str(existing["deck"])), deck.data)
+        transcript_changed = False
         if transcript and tsuffix:
             rel = f"transcripts/{unit_id}_{slug}{tsuffix}"
-            if existing.get("transcript"):
-                existing["versions"]["video"] = int(existing["versions"].get("video", 1)) + (1 if replaced else 0)
-            existing["transcript"] = rel
-            _write_atomic(_inside(root, rel), transcript.data)
+            old = existing.get("transcript")
+            fresh = not (old and _same_content(_inside(root, str(old)), transcript.data))
+            if old and fresh:  # a stored transcript changed: answers citing the video are stale
+                versions = existing.setdefault("versions", {"attachment": 1, "video": 1})
+                versions["video"] = int(versions.get("video", 1)) + 1
+                transcript_changed = True
+            if fresh or old != rel:
+                existing["transcript"] = rel
+                _write_atomic(_inside(root, rel), transcript.data)
         if faqs:
             _write_atomic(_inside(root, "faqs.yml"), faqs.data)
             data["faqs"] = "faqs.yml"
-        manifest = yaml.safe_dump(data, allow_unicode=True, sort_keys=False)
-        _write_atomic(_inside(root, MANIFEST_NAME), manifest.encode("utf-8"))
+        _write_manifest(root, data)
         load_course(root)  # the library must stay loadable
     return UploadResult(unit_id, str(existing["name"]), int(existing["versions"]["attachment"]),
-                        int(existing["versions"]["video"]), replaced, len(loaded.pages), tuple(warnings))
+                        int(existing["versions"]["video"]), replaced, len(loaded.pages), tuple(warnings),
+                        deck_changed, transcript_changed)
+
+
+def update_unit(root: Path, unit_id: int, *, name: str | None = None, lecture_name: str | None = None,
+                language: str | None = None) -> LectureUnit:
+    """Change an uploaded unit's name, lecture or language; its material versions stay as they are.
+
+    A new lecture name moves the unit into the lecture of that name (made when there is none; a
+    lecture left without units is removed). Raises MaterialError (one line naming the field) for an
+    empty or overlong name, a malformed language code or a unit the library does not have.
+    """
+    where = f"unit {unit_id}"
+    changes: dict[str, str] = {}
+    for key, label, value in (("name", "name", name), ("lecture", "lecture name", lecture_name)):
+        if value is None:
+            continue
+        text = " ".join(value.split())
+        if not text:
+            raise MaterialError(f"{where}: {label}: must not be empty")
+        if len(text) > MAX_NAME_CHARS:
+            raise MaterialError(f"{where}: {label}: {len(text)} characters, at most {MAX_NAME_CHARS}")
+        changes[key] = text
+    if language is not None:
+        code = language.strip()
+        if not LANGUAGE_CODE.fullmatch(code):
+            raise MaterialError(f"{where}: language: expected a language code like 'en' or 'pt-BR', got {language!r}")
+        changes["language"] = code
+    with _locked(root):
+        if not (root / MANIFEST_NAME).is_file():
+            raise MaterialError(f"{where}: the library has no uploads yet")
+        data = _manifest(root)
+        unit = _find_unit(data, lambda u: u.get("id") == unit_id)
+        if unit is None:
+            raise MaterialError(f"{where}: no such unit in the library")
+        if "name" in changes:
+            unit["name"] = changes["name"]
+        if "language" in changes:
+            unit["language"] = changes["language"]
+        if "lecture" in changes:
+            lectures = _lectures(data)
+            current = next(lec for lec in lectures if unit in lec["units"])
+            if str(current.get("name", "")).strip() != changes["lecture"]:
+                current["units"].remove(unit)
+                _lecture_named(data, changes["lecture"])["units"].append(unit)
+                if not current["units"]:
+                    lectures.remove(current)
+        _write_manifest(root, data)
+        course = load_course(root)  # the library must stay loadable
+    return course.unit(unit_id)

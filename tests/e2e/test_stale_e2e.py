@@ -16,10 +16,10 @@ DECK = ROOT / "sample_decks" / "decks" / "hash_tables.pdf"
 STALE_TEXT = "The material changed since this answer was written"
 
 
-def upload(page: object, expect: str) -> None:
+def upload(page: object, expect: str, deck: Path = DECK) -> None:
     page.get_by_role("link", name="Library").click()  # type: ignore[attr-defined]
     page.get_by_text("Upload a deck").click()  # type: ignore[attr-defined]
-    page.locator("input[type=file]").first.set_input_files(str(DECK))  # type: ignore[attr-defined]
+    page.locator("input[type=file]").first.set_input_files(str(deck))  # type: ignore[attr-defined]
     page.get_by_text("hash_tables.pdf").first.wait_for()  # type: ignore[attr-defined]
     page.get_by_role("button", name="Add to library").click()  # type: ignore[attr-defined]
     page.get_by_text(expect).first.wait_for(timeout=60_000)  # type: ignore[attr-defined]
@@ -45,7 +45,10 @@ def test_reupload_makes_stored_chips_stale_and_their_click_opens_the_unit(
     answer.locator("button.cite-chip--slide").first.wait_for()
     assert answer.locator("button.cite-chip--stale").count() == 0
 
-    upload(page, "attachment version 2")
+    changed = tmp_path / "changed" / DECK.name  # the same file name with other content: a new version
+    changed.parent.mkdir()
+    changed.write_bytes(DECK.read_bytes() + b"\n")
+    upload(page, "attachment version 2", changed)
     page.get_by_role("link", name="Ask").click()
     page.get_by_text("Ask about what you see").wait_for()
     wait_idle(page)

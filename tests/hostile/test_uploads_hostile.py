@@ -149,7 +149,7 @@ def test_bad_companion_files_are_named_as_uploaded(
 def test_a_reupload_under_a_hostile_name_replaces_the_same_unit(places: tuple[Path, Path]) -> None:
     library, outside = places
     first = add_upload(library, Upload(escape_to(outside / "deck.pdf"), DECK))
-    second = add_upload(library, Upload("C:\\Users\\me\\deck.pdf", DECK))
+    second = add_upload(library, Upload("C:\\Users\\me\\deck.pdf", DECK + b"\n"))  # changed content
     assert (first.unit_id, second.unit_id, second.replaced, second.attachment_version) == (9001, 9001, True, 2)
 
 

@@ -1,0 +1,93 @@
+"""The Library page through Streamlit's AppTest: withheld material greyed with its reason, unit metadata edits."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import streamlit as st
+import yaml
+from streamlit.testing.v1 import AppTest
+
+from citation_core.material.course import load_course
+from citation_core.material.uploads import Upload, add_upload
+from tests.conftest import ROOT, SAMPLE_COURSE
+
+LIBRARY_COURSE = "My uploads (id 900)"
+
+
+@pytest.fixture()
+def library(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A library of two uploads: 9001 with pages 2 and 3 hidden, 9002 released only in 2999."""
+    lib = tmp_path / "library"
+    add_upload(lib, Upload("hash_tables.pdf", (SAMPLE_COURSE / "decks" / "hash_tables.pdf").read_bytes()))
+    add_upload(lib, Upload("later.pdf", (SAMPLE_COURSE / "decks" / "merge_sort.pdf").read_bytes()))
+    data = yaml.safe_load((lib / "course.yml").read_text(encoding="utf-8"))
+    data["lectures"][0]["units"][0]["hidden_pages"] = [2, 3]
+    data["lectures"][0]["units"][1]["release_date"] = "2999-01-15"
+    (lib / "course.yml").write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    monkeypatch.setenv("CITATION_STUDIO_DB", str(tmp_path / "lms.sqlite3"))
+    monkeypatch.setenv("CITATION_STUDIO_LIBRARY", str(lib))
+    monkeypatch.chdir(ROOT)
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    yield lib
+    st.cache_resource.clear()
+    st.cache_data.clear()
+
+
+def open_library() -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages" / "library.py"), default_timeout=120)
+    at.run()
+    assert not at.exception, at.exception
+    at.selectbox[0].select(LIBRARY_COURSE).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_withheld_units_and_hidden_pages_show_with_their_reason(library: Path) -> None:
+    at = open_library()
+    assert [t.label for t in at.tabs] == ["hash tables", "later (not released)", "FAQs"]
+    captions = [c.value for c in at.caption]
+    assert "2 units (1 not released, 2 hidden pages) · 0 FAQs · language en" in captions
+    hidden = [c for c in captions if "hidden from students" in c]
+    assert [c.split(" · ")[0] for c in hidden] == ["page 2", "page 3"]
+    assert "hidden\\_pages in course.yml" in hidden[0]
+    assert [i.value for i in at.info] == [
+        "Students do not see this unit: not released before 2999\\-01\\-15 (release\\_date: 2999-01-15 in course.yml)."]
+    assert "Deck 9001\\_hash\\_tables\\.pdf · 16 pages · hidden from students: 2, 3" in [m.value for m in at.markdown]
+
+
+def test_editing_a_unit_keeps_its_versions(library: Path) -> None:
+    at = open_library()
+    at.text_input(key="meta_name_9001").set_value("Hashing basics")
+    at.text_input(key="meta_lecture_9001").set_value("Lecture 2: Hashing")
+    at.text_input(key="meta_lang_9001").set_value("de")
+    at.button(key="meta_save_9001").click().run()
+    assert not at.exception, at.exception
+    assert [s.value for s in at.success] == ["Saved unit 9001; its versions are unchanged."]
+    unit = load_course(library).unit(9001)
+    assert (unit.name, unit.lecture_name, unit.language) == ("Hashing basics", "Lecture 2: Hashing", "de")
+    assert (unit.versions.attachment, unit.versions.video) == (1, 1)
+    # the page shows the reloaded course: the unit moved to a lecture of its own, after "Uploaded decks"
+    assert [t.label for t in at.tabs] == ["later (not released)", "Hashing basics", "FAQs"]
+
+
+def test_a_bad_edit_is_one_error_and_changes_nothing(library: Path) -> None:
+    before = (library / "course.yml").read_bytes()
+    at = open_library()
+    at.text_input(key="meta_lang_9002").set_value("not a code")
+    at.button(key="meta_save_9002").click().run()
+    assert not at.exception, at.exception
+    assert [e.value for e in at.error] == [
+        "unit 9002\\: language\\: expected a language code like 'en' or 'pt\\-BR', got 'not a code'"]
+    assert (library / "course.yml").read_bytes() == before
+
+
+def test_only_library_units_are_editable(library: Path) -> None:
+    at = AppTest.from_file(str(ROOT / "pages" / "library.py"), default_timeout=120)
+    at.run()
+    assert not at.exception, at.exception
+    assert at.selectbox[0].value != LIBRARY_COURSE  # the sample course comes first
+    assert not [t for t in at.text_input if t.key and t.key.startswith("meta_")]
