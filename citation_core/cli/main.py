@@ -119,8 +119,11 @@ def cmd_parse(args: argparse.Namespace) -> int:
 
 def cmd_deck(args: argparse.Namespace) -> int:
     from ..material.deck import load_deck
+    from ..material.ocr import terminal_progress
 
-    deck = load_deck(Path(args.file))
+    path = Path(args.file)
+    # on a terminal, stderr shows "Reading printed numbers of x.pdf: page 5 of 20" while page images are read
+    deck = load_deck(path, progress=terminal_progress(f"Reading printed numbers of {path.name}"))
     if args.json:
         _emit({"pages": [{"page_number": p.page_number, "display_page_number": p.display_page_number,
                           "display_source": p.display_source, "text": p.text} for p in deck.pages],
