@@ -1,5 +1,7 @@
-"""Offline placement on large inputs: the current placement beside the one that recomputed idf inside its
-inner loop, in one run, with identical output checked (``python -m bench.offline_cite``)."""
+"""Offline placement on large inputs: the current placement beside the former one that recomputed idf inside
+its inner loop, in one run (``python -m bench.offline_cite``). The current placement also scores
+differently (coverage of the sentence, every source near the best); the CPU ratio is what is compared.
+Target: 200 pages × 3,000 words in at most 0.6 s of CPU."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from citation_core.textutil import sentences, stems
 
 
 def place_citations_before(answer: str, sources: Sequence[Mapping[str, str]], min_coverage: float = 0.5) -> str:
-    """The placement as it was: idf recomputed for every term of every source for every sentence."""
+    """The former placement: idf recomputed for every term of every source for every sentence."""
     docs = [(str(s["id"]), stems(str(s.get("content", "")))) for s in sources]
     df: Counter[str] = Counter(t for _, toks in docs for t in toks)
     n = len(docs)
@@ -65,17 +67,21 @@ def cpu(fn: object, *args: object) -> tuple[float, str]:
     return time.process_time() - t0, str(result)
 
 
+TARGET = (200, 3000, 0.6)  # pages, words, seconds of CPU
+
+
 def main() -> int:
-    print("| pages × words | before (s CPU) | now (s CPU) | before / now | same output |")
-    print("|---|---:|---:|---:|---|")
+    print("| pages × words | former (s CPU) | now (s CPU) | former / now |")
+    print("|---|---:|---:|---:|")
     status = 0
     for pages, words in ((50, 1000), (200, 3000), (1000, 10000)):
         answer, sources = case(pages, words)
-        now, out_now = cpu(place_citations, answer, sources)
-        before, out_before = cpu(place_citations_before, answer, sources)
-        same = out_now == out_before
-        status |= not same
-        print(f"| {pages} × {words} | {before:.2f} | {now:.2f} | {before / now:.1f}× | {'yes' if same else 'NO'} |")
+        now, _ = cpu(place_citations, answer, sources)
+        before, _ = cpu(place_citations_before, answer, sources)
+        print(f"| {pages} × {words} | {before:.2f} | {now:.2f} | {before / now:.1f}× |")
+        if (pages, words) == TARGET[:2] and now > TARGET[2]:
+            print(f"FAIL: {pages} × {words} took {now:.2f} s of CPU (target {TARGET[2]} s)", file=sys.stderr)
+            status = 1
     return status
 
 
