@@ -18,7 +18,7 @@ from citation_core.material.deck import load_deck, needs_reading
 from citation_core.material.models import Deck
 from citation_core.material.ocr import OcrSegment
 from tests.conftest import SAMPLE_COURSE
-from tests.material_decks import GeneratedDeck, build_decks
+from tests.material_decks import CONTENT, DIVIDER, TITLE, DeckSpec, GeneratedDeck, build_deck, build_decks
 from tests.material_fixtures import ELTE, METROPOLIS, make_pdf
 
 pytestmark = pytest.mark.skipif(ocr.ocr_unavailable() is not None, reason=f"OCR: {ocr.ocr_unavailable()}")
@@ -184,6 +184,56 @@ def test_an_unwritable_cache_is_no_error(generated: list[GeneratedDeck], tmp_pat
     spec = by_name(generated, "fraction_bottom_centre_images")
     deck = load_deck(spec.path)
     assert sum(1 for p in deck.pages if p.display_source == "ocr") >= 0.9 * spec.numbered
+
+
+def test_a_long_unnumbered_deck_stops_reading_after_its_first_pages(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(ocr.CACHE_ENV, str(tmp_path / "cache"))
+    pdf = make_pdf(tmp_path / "script.pdf", [[f"Chapter {n}", "Plain text"] for n in range(1, 121)])
+    rendered: list[int] = []
+    page_groups = ocr._page_groups
+
+    def counted(document: object, index: int) -> object:
+        rendered.append(index)
+        return page_groups(document, index)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ocr, "_page_groups", counted)
+    seen: list[tuple[int, int]] = []
+    deck = load_deck(pdf, progress=lambda done, total: seen.append((done, total)))
+    assert printed(deck) == [None] * 120
+    assert len(rendered) <= ocr.PROBE_PAGES + 4 and seen[-1] == (120, 120)
+
+
+def test_a_long_numbered_deck_is_read_to_its_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(ocr.CACHE_ENV, str(tmp_path / "cache"))
+    kinds = (TITLE, *([CONTENT] * 30), DIVIDER, *([CONTENT] * 24))
+    spec = build_deck(tmp_path, DeckSpec("long_lone_bottom_right", kinds, style="lone", place="bottom right",
+                                         drawn_as="vector", footer="Long lecture 2024", seed=21))
+    got = printed(load_deck(spec.path))
+    assert [g for g, e in zip(got, spec.expected, strict=True) if g is not None and g != e] == []
+    assert sum(1 for g, e in zip(got[40:], spec.expected[40:], strict=True) if e is not None and g == e) >= 14
+
+
+def test_a_huge_page_is_read_at_a_bounded_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(ocr.CACHE_ENV, str(tmp_path / "cache"))
+    from fpdf import FPDF
+
+    pdf = FPDF(unit="pt", format=(14400, 14400))  # the largest page PDF allows: 5 m square
+    pdf.set_font("helvetica", size=400)
+    for n in range(1, 4):
+        pdf.add_page()
+        pdf.cell(text=f"Poster {n}")
+    (tmp_path / "poster.pdf").write_bytes(bytes(pdf.output()))
+    sizes: list[tuple[int, int]] = []
+    band_groups = ocr._band_groups
+
+    def measured(image: object, *rest: object) -> object:
+        sizes.append(image.size)  # type: ignore[attr-defined]
+        return band_groups(image, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ocr, "_band_groups", measured)
+    assert printed(load_deck(tmp_path / "poster.pdf")) == [None, None, None]
+    assert sizes and max(max(size) for size in sizes) <= 4000
 
 
 # --- the rules, on what was read -----------------------------------------------------------------

@@ -178,7 +178,7 @@ class _ImageReader:
             warnings.append(f"{self.path.name}: printed numbers drawn on the pages cannot be read: {reason}")
             return None
         try:
-            return ocr.read_pages(self.path, self.data, self.progress)
+            return ocr.read_pages(self.path, self.data, self.progress, _looks_numbered)
         except (RuntimeError, OSError, ValueError) as err:  # a page that cannot be rendered or read
             warnings.append(f"{self.path.name}: printed numbers drawn on the pages cannot be read ({err})")
             return None
@@ -410,7 +410,12 @@ def _image_clues(index: int, segments: Sequence[ocr.OcrSegment]) -> list[_ImageC
     return clues
 
 
-def _image_numbers(pages: Sequence[Sequence[ocr.OcrSegment]]) -> list[str | None]:
+def _looks_numbered(pages: Sequence[Sequence[ocr.OcrSegment]]) -> bool:
+    """Whether the first pages of a long deck show a convention on a quarter of them (read the rest)."""
+    return any(n is not None for n in _image_numbers(pages, minimum=max(2, len(pages) // 4)))
+
+
+def _image_numbers(pages: Sequence[Sequence[ocr.OcrSegment]], minimum: int | None = None) -> list[str | None]:
     """Printed numbers read from the corners and footer, by the best deck-wide consistent convention.
 
     Stricter than the text: a convention is one kind ("N / TOTAL" with one TOTAL, "Folie N", a lone
@@ -420,7 +425,7 @@ def _image_numbers(pages: Sequence[Sequence[ocr.OcrSegment]]) -> list[str | None
     """
     count = len(pages)
     clues = [clue for index, segments in enumerate(pages) for clue in _image_clues(index, segments)]
-    needed = max(2, math.ceil(count / 2))
+    needed = minimum if minimum is not None else max(2, math.ceil(count / 2))
     groups: dict[tuple[str, str, int], list[_ImageClue]] = defaultdict(list)
     for clue in clues:
         if clue.number <= clue.page + 1 and (clue.total is None or clue.number <= clue.total):

@@ -57,6 +57,8 @@ BANDS: tuple[tuple[str, float, float, float, float], ...] = (
     ("top right", 0.6, 0.0, 1.0, 0.14),
 )
 _PX_PER_MM = 10.0  # rendering resolution of the bands (about 250 dpi)
+_MAX_BAND_PX = 4000  # ... lower for huge pages, so that no band is wider or taller than this
+PROBE_PAGES = 40  # a longer deck is read on only when its first pages look numbered (see ``promising``)
 _ROW_GAP_MM = 0.35  # an empty run at least this high separates two lines
 _COL_GAP_MM = 2.4  # an empty run at least this wide separates two groups on a line (word gaps are smaller)
 _MIN_HEIGHT, _MAX_HEIGHT = 0.007, 0.05  # a group of text size: its height as a fraction of the page height
@@ -231,11 +233,18 @@ def _cached_pages(digest: str, page_count: int) -> list[tuple[OcrSegment, ...]] 
 # --- reading -------------------------------------------------------------------------------
 
 
-def read_pages(path: Path, data: bytes, progress: Progress | None = None) -> list[tuple[OcrSegment, ...]]:
+Promising = Callable[[list[tuple["OcrSegment", ...]]], bool]
+
+
+def read_pages(path: Path, data: bytes, progress: Progress | None = None,
+               promising: Promising | None = None) -> list[tuple[OcrSegment, ...]]:
     """What the footer and top right corner of every page say, from the cache or read now.
 
     ``data`` is the file's content (the cache key). ``progress(done, total)`` is called after each page
-    read. Raises RuntimeError (with the reason) when the pages cannot be rendered or read.
+    read. A deck longer than ``PROBE_PAGES`` is read on past them only when ``promising(first pages)``
+    says they look numbered; otherwise the rest is left unread (empty), so that a long unnumbered
+    deck costs a few seconds, not minutes. Raises RuntimeError (with the reason) when the pages cannot
+    be rendered or read.
     """
     reason = ocr_unavailable()
     if reason is not None:
@@ -249,7 +258,7 @@ def read_pages(path: Path, data: bytes, progress: Progress | None = None) -> lis
         cached = _cached_pages(digest, count)
         if cached is not None:
             return cached
-        pages = _read_document(document, count, progress)
+        pages = _read_document(document, count, progress, promising)
     except pypdfium2.PdfiumError as err:
         raise RuntimeError(f"cannot render the pages ({err})") from err
     finally:
@@ -259,30 +268,41 @@ def read_pages(path: Path, data: bytes, progress: Progress | None = None) -> lis
     return pages
 
 
-def _read_document(document: pypdfium2.PdfDocument, count: int,
-                   progress: Progress | None) -> list[tuple[OcrSegment, ...]]:
+def _read_document(document: pypdfium2.PdfDocument, count: int, progress: Progress | None,
+                   promising: Promising | None = None) -> list[tuple[OcrSegment, ...]]:
     """Render page by page (pdfium is not thread-safe) while Tesseract reads earlier pages in two threads."""
     results: list[tuple[OcrSegment, ...]] = [() for _ in range(count)]
     done = 0
+    pending: list[tuple[int, Future[tuple[OcrSegment, ...]]]] = []
+
+    def collect() -> bool:
+        """Take the oldest page read; False when the rest of the deck is not worth reading."""
+        nonlocal done
+        index, future = pending.pop(0)
+        results[index] = future.result()
+        done += 1
+        if progress is not None:
+            progress(done, count)
+        return not (done == PROBE_PAGES < count and promising is not None and not promising(results[:done]))
+
     with ThreadPoolExecutor(max_workers=2) as pool:
-        futures: dict[Future[tuple[OcrSegment, ...]], int] = {}
-        pending: list[Future[tuple[OcrSegment, ...]]] = []
         for index in range(count):
-            groups = list(_page_groups(document, index))
-            future = pool.submit(_read_groups, groups)
-            futures[future] = index
-            pending.append(future)
+            pending.append((index, pool.submit(_read_groups, list(_page_groups(document, index)))))
             while len(pending) > 3:  # keep rendering at most a few pages ahead
-                first = pending.pop(0)
-                results[futures[first]] = first.result()
-                done += 1
-                if progress is not None:
-                    progress(done, count)
-        for future in pending:
-            results[futures[future]] = future.result()
-            done += 1
-            if progress is not None:
-                progress(done, count)
+                if not collect():
+                    return _stopped(results, pending, progress, count)
+        while pending:
+            if not collect():
+                return _stopped(results, pending, progress, count)
+    return results
+
+
+def _stopped(results: list[tuple[OcrSegment, ...]], pending: list[tuple[int, Future[tuple[OcrSegment, ...]]]],
+             progress: Progress | None, count: int) -> list[tuple[OcrSegment, ...]]:
+    for _, future in pending:
+        future.cancel()
+    if progress is not None:
+        progress(count, count)
     return results
 
 
@@ -297,12 +317,16 @@ def _page_groups(document: pypdfium2.PdfDocument, index: int) -> Iterator[_Group
     page = document[index]
     try:
         width_pt, height_pt = page.get_size()
-        scale = _PX_PER_MM * 25.4 / 72
+        if width_pt <= 0 or height_pt <= 0:
+            return
+        tallest = max(b[3] - b[1] for b in BANDS)
+        scale = min(_PX_PER_MM * 25.4 / 72, _MAX_BAND_PX / width_pt, _MAX_BAND_PX / (tallest * height_pt))
+        px_per_mm = scale * 72 / 25.4
         groups: list[_Group] = []
         for name, left, top, right, bottom in BANDS:
             crop = (left * width_pt, (1 - bottom) * height_pt, (1 - right) * width_pt, top * height_pt)
             image = page.render(scale=scale, crop=crop, grayscale=True).to_pil().convert("L")
-            groups.extend(_band_groups(image, name, (left, top, right, bottom), (width_pt, height_pt)))
+            groups.extend(_band_groups(image, name, (left, top, right, bottom), (width_pt, height_pt), px_per_mm))
     finally:
         page.close()
     groups.sort(key=lambda g: (g.box[3] - g.box[1]) * (g.box[2] - g.box[0]))
@@ -310,7 +334,7 @@ def _page_groups(document: pypdfium2.PdfDocument, index: int) -> Iterator[_Group
 
 
 def _band_groups(image: Image.Image, name: str, band: tuple[float, float, float, float],
-                 page_size: tuple[float, float]) -> Iterator[_Group]:
+                 page_size: tuple[float, float], px_per_mm: float) -> Iterator[_Group]:
     """Groups of ink of text size in one rendered band, as dark-on-white crops."""
     pixels = np.asarray(image.filter(ImageFilter.MedianFilter(3)), dtype=np.int16)
     if pixels.size == 0:
@@ -321,11 +345,11 @@ def _band_groups(image: Image.Image, name: str, band: tuple[float, float, float,
         return
     normal = ImageOps.autocontrast(ImageOps.invert(image) if background < 128 else image)
     height_px, width_px = pixels.shape
-    mm = _PX_PER_MM
+    mm = px_per_mm
     page_h_px = page_size[1] * 25.4 / 72 * mm
     page_w_px = page_size[0] * 25.4 / 72 * mm
     left, top = band[0] * page_w_px, band[1] * page_h_px
-    for y0, y1, x0, x1 in _xy_cut(ink, round(_ROW_GAP_MM * mm), round(_COL_GAP_MM * mm)):
+    for y0, y1, x0, x1 in _xy_cut(ink, max(1, round(_ROW_GAP_MM * mm)), max(1, round(_COL_GAP_MM * mm))):
         h, w = (y1 - y0) / page_h_px, (x1 - x0) / page_w_px
         if not _MIN_HEIGHT <= h <= _MAX_HEIGHT or w > _MAX_WIDTH:
             continue

@@ -149,17 +149,17 @@ def expected_numbers(spec: DeckSpec) -> tuple[str | None, ...]:
 
 
 def build_decks(folder: Path, names: Sequence[str] | None = None) -> list[GeneratedDeck]:
+    """The decks of ``SPECS`` (or those named) in ``folder``; a deck already there is kept."""
+    return [build_deck(folder, spec) for spec in SPECS if names is None or spec.name in names]
+
+
+def build_deck(folder: Path, spec: DeckSpec) -> GeneratedDeck:
     folder.mkdir(parents=True, exist_ok=True)
-    decks = []
-    for spec in SPECS:
-        if names is not None and spec.name not in names:
-            continue
-        path = folder / f"{spec.name}.pdf"
-        expected = expected_numbers(spec)
-        if not path.exists():
-            path.write_bytes(_draw_deck(spec, expected))
-        decks.append(GeneratedDeck(spec.name, path, expected, f"{spec.style} at the {spec.place}", spec.drawn_as))
-    return decks
+    path = folder / f"{spec.name}.pdf"
+    expected = expected_numbers(spec)
+    if not path.exists():
+        path.write_bytes(_draw_deck(spec, expected))
+    return GeneratedDeck(spec.name, path, expected, f"{spec.style} at the {spec.place}", spec.drawn_as)
 
 
 # --- text of the pages ------------------------------------------------------------------------
