@@ -30,7 +30,8 @@ def reading_progress(bar: Any, what: str) -> Any:
     """A progress callback that shows pages read of all pages in ``bar``."""
 
     def show(done: int, total: int) -> None:
-        bar.progress(done / max(total, 1), text=f"Reading the printed slide numbers of {what}: page {done} of {total}")
+        bar.progress(done / max(total, 1),
+                     text=f"Reading slide numbers from the page images of {what}: page {done} of {total}")
 
     return show
 
@@ -41,7 +42,7 @@ def read_pending_decks() -> None:
         for unit in decks_to_read(root):
             if unit.deck is None:
                 continue
-            bar = st.progress(0.0, text=f"Reading the printed slide numbers of {md_escape(unit.deck.name)}…")
+            bar = st.progress(0.0, text=f"Reading slide numbers from the page images of {md_escape(unit.deck.name)}…")
             try:
                 load_deck(unit.deck, unit.display_overrides, progress=reading_progress(bar, md_escape(unit.deck.name)))
             except CitationStudioError:
