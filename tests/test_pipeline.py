@@ -334,3 +334,11 @@ def test_both_passes_at_once_keep_the_lecture_citations_when_the_faq_pass_fails(
     result = pipeline(FakeFactory(respond))(answer, Sources((MERGE, MERGE_STEP), (EXAM,)))
     assert [m.type for m in parse(result.answer, "client")] == ["L", "L"]
     assert [f.kind for f in result.failures] == ["placement"] and strip_markers(result.answer) == answer
+
+
+def test_keyword_cleaning_drops_paired_markdown_but_keeps_underscores_inside_text() -> None:
+    from citation_core.pipeline.enrich import clean_keyword
+
+    assert clean_keyword("**Merge sort**") == "Merge sort"
+    assert clean_keyword("Keyword: __Heap__") == "Heap"
+    assert clean_keyword('<img src=x onerror="window.__xss=8">') == '<img src=x onerror="window.__xss=8">'

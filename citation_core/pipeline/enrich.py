@@ -39,7 +39,15 @@ class EnrichContext:
     deadline: Deadline = NO_DEADLINE
 
 
-_MARKDOWN = re.compile(r"\*\*|__|`+|^#+\s*|^\s*(?:[-*+•]|\d+[.)])\s+", re.M)
+# Markdown a model may wrap its reply in: paired emphasis or code marks (kept: "window.__xss" is text,
+# not emphasis), heading marks and list bullets at a line's start
+_EMPHASIS = re.compile(r"(\*\*|__|`+)(?=\S)([^\n]+?)(?<=\S)\1")
+_PREFIX = re.compile(r"^#+\s*|^\s*(?:[-*+•]|\d+[.)])\s+", re.M)
+MAX_REPLY_CHARS = 4_000  # a keyword or summary reply is read only this far
+
+
+def _unmark(text: str) -> str:
+    return _PREFIX.sub("", _EMPHASIS.sub(r"\2", text[:MAX_REPLY_CHARS]))
 _LABEL = re.compile(r"^(?:keyword|schlagwort|stichwort|mot-clé|palabra clave|parola chiave|palavra-chave|trefwoord"
                     r"|słowo kluczowe|anahtar kelime|ключевое слово|summary|zusammenfassung|résumé|resumen|riassunto"
                     r"|resumo|samenvatting|podsumowanie|özet|краткое содержание)\s*[:\-–]\s*", re.I)
@@ -50,7 +58,7 @@ def clean_keyword(raw: str) -> str:
     """The keyword a model replied: its first line without labels, quotes or Markdown, at most four words
     (never ending in a stop word), sanitized for the marker."""
     line = next((ln for ln in raw.strip().splitlines() if ln.strip()), "")
-    line = _LABEL.sub("", _strip(_MARKDOWN.sub("", line)))
+    line = _LABEL.sub("", _strip(_unmark(line)))
     line = _strip(line)
     words = line.split()
     if len(words) > MAX_KEYWORD_WORDS:
@@ -73,7 +81,7 @@ def _strip(text: str) -> str:
 def clean_summary(raw: str) -> str:
     """The summary a model replied: one paragraph of at most two sentences, without labels, quotes or
     Markdown, sanitized for the marker."""
-    text = _MARKDOWN.sub("", raw.strip())
+    text = _unmark(raw.strip())
     text = " ".join(text.split()).strip().strip("\"“”„«»").strip()
     text = _LABEL.sub("", text).strip()
     parts = sentences(text)
