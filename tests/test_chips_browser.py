@@ -561,20 +561,101 @@ def test_clicks_reach_python_through_streamlit(browser: Any, tmp_path: Path) -> 
             proc.kill()
 
 
-def test_unknown_unit_and_missing_deck_or_video_open_the_unit(preview: Preview) -> None:
+def test_gone_deck_or_video_opens_the_unit_and_an_unknown_unit_sends_nothing(preview: Preview) -> None:
     units = {"12": dict(UNITS["12"], hasDeck=False, hasVideo=False)}
     text = f"A.{SLIDE} B.{VIDEO} C.[cite:L:99:3:::Lost:Unknown unit.] D.[cite:L:12::::Unit:No position.]"
     page = preview.open(text, units)
     chips = page.locator(".cite-chip")
     assert chips.count() == 4
     for i in range(4):
-        chips.nth(i).click()
-    kinds = [(c["value"]["kind"], c["value"]["unitId"], c["value"].get("stale")) for c in preview.clicks()]
-    assert kinds == [("unit", "12", False), ("unit", "12", False), ("slide", "99", None), ("unit", "12", False)]
+        chips.nth(i).click(force=True)  # the unknown unit's chip is aria-disabled: click it anyway
+    kinds = [(c["value"]["kind"], c["value"]["unitId"], c["value"]["reason"]) for c in preview.clicks()]
+    assert kinds == [("unit", "12", "gone"), ("unit", "12", "gone"), ("unit", "12", "position")]
+    assert "cite-chip--gone" in (chips.nth(0).get_attribute("class") or "")
     lost = preview.chip("Lost")
+    assert lost.locator(".cite-chip").get_attribute("aria-disabled") == "true"
+    assert "cite-chip--blocked" in (lost.locator(".cite-chip").get_attribute("class") or "")
     lost.locator(".cite-chip").hover()
     lost.locator(".cite-tip").wait_for(state="visible")
-    assert "Unit 99 (not found)" in lost.locator(".cite-tip").inner_text()
+    tip = lost.locator(".cite-tip").inner_text()
+    assert "Unit 99 (not found)" in tip and "This unit is not in this course: the chip cannot open it" in tip
+    assert "Click to" not in tip
+    preview.away()
+    gone = preview.chip("Merge step")
+    gone.locator(".cite-chip").hover()
+    notice = gone.locator(".cite-tip__notice--error")
+    notice.wait_for(state="visible")
+    assert notice.inner_text() == "The cited deck no longer exists: a click opens the unit"
+    assert preview.errors == []
+
+
+def test_unreleased_units_and_hidden_slides_are_not_clickable_and_say_why(preview: Preview) -> None:
+    """The flags the Library may add to a unit (``released``, ``hiddenPages``), from hand-written unit tables."""
+    units = {"12": dict(UNITS["12"], hiddenPages=[3]), "7": dict(UNITS["7"], released=False)}
+    text = (f"Hidden.{SLIDE} Shown.[cite:L:12:4:::Split:Divides the list.:va2] "
+            "Unreleased.[cite:L:7:1:::Draft:Not out.:va1]")
+    page = preview.open(text, units)
+    for keyword, why in (("Merge step", "This slide is hidden: the chip cannot open it"),
+                         ("Draft", "This unit is not released yet: the chip cannot open it")):
+        wrap = preview.chip(keyword)
+        chip = wrap.locator(".cite-chip")
+        assert chip.get_attribute("aria-disabled") == "true" and why in (chip.get_attribute("aria-label") or "")
+        chip.hover()
+        wrap.locator(".cite-tip").wait_for(state="visible")
+        assert why in wrap.locator(".cite-tip").inner_text()
+        chip.click(force=True)
+        preview.away()
+    assert preview.clicks() == []
+    page.locator(".cite-chip").nth(1).click()
+    assert [c["value"]["page"] for c in preview.clicks()] == [4]
+    assert preview.errors == []
+
+
+def test_a_long_summary_scrolls_inside_a_capped_tooltip(preview: Preview) -> None:
+    summary = ("Merging two sorted halves takes linear time because every step places one element. " * 30)[:2000]
+    preview.open(f"Long.[cite:L:12:3:::Long:{summary}:va2]")
+    wrap = _open_tip(preview, "Long")
+    tip = wrap.locator(".cite-tip")
+    assert tip.bounding_box()["height"] < 420
+    body = tip.locator(".cite-tip__summary")
+    assert body.evaluate("el => el.scrollHeight > el.clientHeight && getComputedStyle(el).overflowY === 'auto'")
+    assert preview.errors == []
+
+
+def test_a_tooltip_wider_than_a_narrow_answer_stays_inside_the_window(browser: Any, tmp_path: Path) -> None:
+    """An answer column narrower than the card at the right edge of an 800 px window (the Ask page's chat)."""
+    context = browser.new_context(viewport={"width": 800, "height": 600})
+    try:
+        page = context.new_page()
+        path = tmp_path / "narrow.html"
+        doc = html_preview_document(f"Merging is linear and that is all.{SLIDE}", UNITS, FAQS)
+        path.write_text(doc.replace("#chips-host {{ max-width: 760px; }}", "").replace(
+            "#chips-host { max-width: 760px; }",
+            "#chips-host { position: absolute; left: 520px; width: 260px; top: 300px; }"), encoding="utf-8")
+        page.goto(path.as_uri())
+        page.wait_for_function("window.__chipsReady === true")
+        page.locator(".cite-chip").hover()
+        tip = page.locator(".cite-tip")
+        tip.wait_for(state="visible")
+        page.wait_for_timeout(200)
+        box = tip.bounding_box()
+        assert box["x"] >= 8 and box["x"] + box["width"] <= 792, box
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_the_chip_report_matches_what_the_renderer_draws(preview: Preview, case: dict[str, Any]) -> None:
+    """studio/chip_report.py (the Chip preview's "rendered as chip?" column) agrees with the renderer."""
+    from studio.chip_report import chip_report
+
+    page = preview.open(case["text"])
+    report = chip_report(case["text"])
+    assert page.locator(".cite-chip").count() == len({r.group for r in report if r.chip})
+    text = preview.body_text()
+    for row in report:
+        if not row.chip and "\n" not in row.marker:
+            assert row.marker in text, row
 
 
 def test_empty_or_malformed_data_renders_without_errors(preview: Preview) -> None:

@@ -139,11 +139,11 @@ test("describe: missing or malformed data gives an empty unit, not an error", ()
 
 // ---- staleness ---------------------------------------------------------------------------------
 
-test("isStale: va compares the deck version, vt the transcript version", () => {
+test("isStale: va compares the deck version, vt the transcript version; any difference counts", () => {
   const unit = UNITS[12];
   assert.equal(M.isStale("va1", unit), true);
   assert.equal(M.isStale("va2", unit), false);
-  assert.equal(M.isStale("va3", unit), false);
+  assert.equal(M.isStale("va3", unit), true, "a newer stored version differs too");
   assert.equal(M.isStale("vt12", unit), true);
   assert.equal(M.isStale("vt13", unit), false);
 });
@@ -172,13 +172,19 @@ test("stale vs current chips", () => {
 
 test("clickValue: a slide sends its deck index", () => {
   assert.deepEqual(M.clickValue(item(SLIDE), "n1"), { kind: "slide", unitId: "12", page: 3, nonce: "n1" });
-  // an unknown slide still opens the position it was cited at
-  assert.deepEqual(M.clickValue(item("[cite:L:99:3:::Lost:x]"), "n2"), {
-    kind: "slide",
-    unitId: "99",
-    page: 3,
-    nonce: "n2",
-  });
+  // a unit without slides data cannot tell: the position it was cited at
+  assert.deepEqual(M.clickValue(item("[cite:L:7:3:::k:s:va1]"), "n2"), { kind: "slide", unitId: "7", page: 3, nonce: "n2" });
+});
+
+test("clickValue: a chip of an unknown unit sends nothing and never names a position", () => {
+  const lost = item("[cite:L:99:3:::Lost:x]");
+  assert.equal(lost.status, "unknown");
+  assert.equal(M.clickValue(lost, "n"), null);
+  assert.equal(M.isClickable(lost), false);
+  assert.equal(M.actionHint(lost), "");
+  assert.deepEqual(lost.note, { level: "error", text: "This unit is not in this course: the chip cannot open it" });
+  assert.equal(M.ariaLabel([lost]), "Slide source: Lost. This unit is not in this course: the chip cannot open it");
+  for (const units of [{}, null, { 99: {} }]) assert.equal(M.clickValue(item("[cite:L:99::75:92:V:x]", units), "n"), null);
 });
 
 test("clickValue: a video sends its start and end", () => {
@@ -192,24 +198,72 @@ test("clickValue: a video sends its start and end", () => {
   });
 });
 
-test("clickValue: a stale chip opens the unit", () => {
-  assert.deepEqual(M.clickValue(item(STALE), "n"), { kind: "unit", unitId: "12", stale: true, nonce: "n" });
+test("clickValue: a changed chip (stored version differs) opens the unit and says why", () => {
+  assert.deepEqual(M.clickValue(item(STALE), "n"), { kind: "unit", unitId: "12", stale: true, reason: "changed", nonce: "n" });
+  assert.deepEqual(item(STALE).note, { level: "warning", text: STALE_TEXT });
 });
 
-test("clickValue: no position, no deck or no video opens the unit", () => {
-  const expected = { kind: "unit", unitId: "12", stale: false, nonce: "n" };
-  assert.deepEqual(M.clickValue(item(UNIT), "n"), expected);
+test("clickValue: a gone deck, video or slide opens the unit with an error; no position opens the unit", () => {
+  const gone = { kind: "unit", unitId: "12", stale: false, reason: "gone", nonce: "n" };
+  assert.deepEqual(M.clickValue(item(UNIT), "n"), { ...gone, reason: "position" });
   const bare = { 12: { ...UNITS[12], hasDeck: false, hasVideo: false } };
-  assert.deepEqual(M.clickValue(item(SLIDE, bare), "n"), expected);
-  assert.deepEqual(M.clickValue(item(VIDEO, bare), "n"), expected);
+  assert.deepEqual(M.clickValue(item(SLIDE, bare), "n"), gone);
+  assert.deepEqual(M.clickValue(item(VIDEO, bare), "n"), gone);
   assert.equal(item(SLIDE, bare).unavailable, true);
-  assert.deepEqual(M.clickValue(item("[cite:L:8:1:::Deckless:x]"), "n"), { ...expected, unitId: "8" });
+  assert.equal(item(SLIDE, bare).status, "gone");
+  assert.deepEqual(item(SLIDE, bare).note, { level: "error", text: "The cited deck no longer exists: a click opens the unit" });
+  assert.deepEqual(item(VIDEO, bare).note, { level: "error", text: "The cited video no longer exists: a click opens the unit" });
+  assert.deepEqual(M.clickValue(item("[cite:L:8:1:::Deckless:x]"), "n"), { ...gone, unitId: "8" });
+  // a deck index the current deck does not have
+  const lostPage = item("[cite:L:12:9:::Lost:x:va2]");
+  assert.equal(lostPage.status, "gone");
+  assert.deepEqual(M.clickValue(lostPage, "n"), gone);
+  assert.equal(lostPage.note.text, "The cited slide is no longer in the deck: a click opens the unit");
+  // gone wins over changed: the deck is not there to open at any version
+  assert.equal(item(STALE, bare).status, "gone");
+});
+
+test("status: current, changed, gone, unknown, unreleased, hidden", () => {
+  const flagged = (extra) => ({ 12: { ...UNITS[12], ...extra } });
+  assert.equal(item(SLIDE).status, "current");
+  assert.equal(item(VIDEO).status, "current");
+  assert.equal(item(STALE).status, "changed");
+  assert.equal(item(FAQ).status, "faq");
+  assert.equal(item("[cite:L:99:3:::k:s]").status, "unknown");
+  assert.equal(item(SLIDE, flagged({ released: false })).status, "unreleased");
+  assert.equal(item(VIDEO, flagged({ released: false })).status, "unreleased");
+  assert.equal(item(SLIDE, flagged({ released: true })).status, "current");
+  assert.equal(item(SLIDE, flagged({ hiddenPages: [3] })).status, "hidden");
+  assert.equal(item(SLIDE, flagged({ hiddenPages: ["3"] })).status, "hidden", "indices as strings count");
+  assert.equal(item(SLIDE2, flagged({ hiddenPages: [3] })).status, "current");
+  assert.equal(item(VIDEO, flagged({ hiddenPages: [3] })).status, "current", "hidden pages hide slides only");
+  assert.equal(item(SLIDE, flagged({ hiddenPages: "3" })).status, "current", "malformed flags are ignored");
+});
+
+test("isBlocked: lecture chips that cannot be opened at all, never FAQs or chips that open the unit", () => {
+  assert.equal(M.isBlocked(item("[cite:L:99:3:::k:s]")), true);
+  assert.equal(M.isBlocked(item(SLIDE, { 12: { ...UNITS[12], released: false } })), true);
+  assert.equal(M.isBlocked(item(SLIDE, { 12: { ...UNITS[12], hiddenPages: [3] } })), true);
+  for (const raw of [FAQ, SLIDE, STALE, UNIT]) assert.equal(M.isBlocked(item(raw)), false, raw);
+  assert.equal(M.isBlocked(item(SLIDE, { 12: { ...UNITS[12], hasDeck: false } })), false, "gone opens the unit");
+});
+
+test("unreleased units and hidden slides are not clickable and say why", () => {
+  const unreleased = item(SLIDE, { 12: { ...UNITS[12], released: false } });
+  assert.equal(M.clickValue(unreleased, "n"), null);
+  assert.equal(M.actionHint(unreleased), "");
+  assert.deepEqual(unreleased.note, { level: "warning", text: "This unit is not released yet: the chip cannot open it" });
+  const hidden = item(SLIDE, { 12: { ...UNITS[12], hiddenPages: [3] } });
+  assert.equal(M.clickValue(hidden, "n"), null);
+  assert.deepEqual(hidden.note, { level: "warning", text: "This slide is hidden: the chip cannot open it" });
+  assert.equal(M.ariaLabel([hidden]), "Slide source: Merge step, slide 1. This slide is hidden: the chip cannot open it");
 });
 
 test("clickValue: an FAQ sends nothing", () => {
   assert.equal(M.clickValue(item(FAQ), "n"), null);
   assert.equal(M.isClickable(item(FAQ)), false);
   for (const raw of [SLIDE, VIDEO, STALE, UNIT]) assert.equal(M.isClickable(item(raw)), true, raw);
+  assert.equal(item(FAQ).note, null);
 });
 
 // ---- hints -------------------------------------------------------------------------------------
@@ -218,7 +272,8 @@ test("actionHint per kind", () => {
   assert.equal(M.actionHint(item(SLIDE)), "Click to open slide 1");
   assert.equal(M.actionHint(item(UNNUMBERED)), "Click to open the unnumbered slide “Agenda”");
   assert.equal(M.actionHint(item(UNTITLED)), "Click to open the unnumbered slide");
-  assert.equal(M.actionHint(item("[cite:L:12:9:::Lost:x:va2]")), "Click to open the slide");
+  assert.equal(M.actionHint(item("[cite:L:7:3:::Lost:x:va1]")), "Click to open the slide");
+  assert.equal(M.actionHint(item("[cite:L:12:9:::Lost:x:va2]")), "Click to open the unit");
   assert.equal(M.actionHint(item(VIDEO)), "Click to play from 1:15");
   assert.equal(M.actionHint(item("[cite:L:12::3725:3800:R:s.]")), "Click to play from 1:02:05");
   assert.equal(M.actionHint(item(STALE)), "Click to open the unit");
@@ -234,7 +289,7 @@ test("ariaLabel: kind, keyword and the position people know", () => {
   assert.equal(M.ariaLabel([item(SLIDE)]), "Slide source: Merge step, slide 1");
   assert.equal(M.ariaLabel([item(UNNUMBERED)]), "Slide source: Plan, unnumbered slide “Agenda”");
   assert.equal(M.ariaLabel([item(UNTITLED)]), "Slide source: Blank, unnumbered slide");
-  assert.equal(M.ariaLabel([item("[cite:L:12:9:::Lost:x:va2]")]), "Slide source: Lost");
+  assert.equal(M.ariaLabel([item("[cite:L:7:3:::Lost:x:va1]")]), "Slide source: Lost");
   assert.equal(M.ariaLabel([item(VIDEO)]), "Video source: Recursion tree, 1:15–1:32");
   assert.equal(M.ariaLabel([item(FAQ)]), "FAQ source: Exam");
 });

@@ -103,13 +103,67 @@ function headingText(heading) {
   return heading.title ? `${heading.text} ${quoted(heading.title)}` : heading.text;
 }
 
-/** Stored version older than the unit's current material (va: deck, vt: transcript). */
+/**
+ * The stored version differs from the unit's current material (va: deck, vt: transcript): the
+ * position was cited in other material, so it may point at the wrong slide or second.
+ */
 function isStale(version, unit) {
   const m = /^v([at])(\d+)$/.exec(version || "");
   if (!m || !unit) return false;
   const current = m[1] === "a" ? unit.attachmentVersion : unit.videoVersion;
   const now = Number(current);
-  return current !== null && current !== undefined && current !== "" && Number.isFinite(now) && Number(m[2]) < now;
+  return current !== null && current !== undefined && current !== "" && Number.isFinite(now) && Number(m[2]) !== now;
+}
+
+/**
+ * What a click on a lecture chip does, as one status (FAQ chips have "faq"):
+ *   current     an exact jump (slide or second), or the unit for a citation without a position
+ *   changed     the stored version differs from the unit's material: warn, open the unit only
+ *   gone        the cited deck, video or slide no longer exists: error, open the unit only
+ *   unknown     the unit is not in this course (never was, or deleted): not clickable
+ *   unreleased  the unit is not released (``released: false``): not clickable
+ *   hidden      the cited slide is hidden (its index in ``hiddenPages``): not clickable
+ */
+const STATUS = {
+  faq: { clickable: false, opensUnit: false, level: "", note: "" },
+  current: { clickable: true, opensUnit: false, level: "", note: "" },
+  changed: { clickable: true, opensUnit: true, level: "warning", note: STALE_TEXT },
+  gone: { clickable: true, opensUnit: true, level: "error", note: "" }, // note depends on the kind
+  unknown: { clickable: false, opensUnit: false, level: "error", note: "This unit is not in this course: the chip cannot open it" },
+  unreleased: { clickable: false, opensUnit: false, level: "warning", note: "This unit is not released yet: the chip cannot open it" },
+  hidden: { clickable: false, opensUnit: false, level: "warning", note: "This slide is hidden: the chip cannot open it" },
+};
+const GONE_TEXT = {
+  slide: "The cited deck no longer exists: a click opens the unit",
+  page: "The cited slide is no longer in the deck: a click opens the unit",
+  video: "The cited video no longer exists: a click opens the unit",
+};
+
+function isKnownUnit(unit) {
+  return Object.keys(asObject(unit)).length > 0;
+}
+
+function hiddenPages(unit) {
+  const pages = Array.isArray(unit.hiddenPages) ? unit.hiddenPages : [];
+  return pages.map((p) => Number(p)).filter((p) => Number.isInteger(p));
+}
+
+/** The status of a lecture chip (see STATUS) and, for "gone", what is gone: {status, gone}. */
+function chipStatus(kind, unit, page, version) {
+  if (kind === "faq") return { status: "faq", gone: "" };
+  if (!isKnownUnit(unit)) return { status: "unknown", gone: "" };
+  if (unit.released === false) return { status: "unreleased", gone: "" };
+  if (kind === "slide" && unit.hasDeck === false) return { status: "gone", gone: "slide" };
+  if (kind === "video" && unit.hasVideo === false) return { status: "gone", gone: "video" };
+  if (isStale(version, unit)) return { status: "changed", gone: "" };
+  if (kind === "slide") {
+    const slides = asObject(unit.slides);
+    if (Object.keys(slides).length > 0 && !Object.prototype.hasOwnProperty.call(slides, String(page))) {
+      return { status: "gone", gone: "page" };
+    }
+    if (hiddenPages(unit).includes(page)) return { status: "hidden", gone: "" };
+  }
+  return { status: "current", gone: "" };
 }
 
 /** A parsed marker plus what the chip needs to show and send. */
@@ -121,7 +175,8 @@ function describe(marker, units, faqs) {
   const page = toInt(marker.page);
   const start = toInt(marker.start);
   const end = toInt(marker.end);
-  const stale = kind !== "faq" && isStale(marker.version, unit);
+  const { status, gone } = chipStatus(kind, unit, page, marker.version);
+  const stale = status === "changed";
   // heading: the tooltip header; spoken: the position in the aria-label ("" when there is none)
   let heading = { text: KIND_LABEL[kind], title: "" };
   let spoken = "";
@@ -150,32 +205,53 @@ function describe(marker, units, faqs) {
     heading,
     where: headingText(heading),
     spoken,
+    status,
     stale,
-    // the unit says it has no deck / no video: open the unit instead of a position it cannot show
-    unavailable: (kind === "slide" && unit.hasDeck === false) || (kind === "video" && unit.hasVideo === false),
+    // the unit says the cited deck, video or slide is not there: open the unit instead
+    unavailable: status === "gone",
+    note: statusNote(status, gone),
   };
 }
 
-/** FAQ chips are not clickable; every other chip sends a click value. */
+/** The tooltip's notice for a status: {level: "warning" | "error", text}, or null when there is none. */
+function statusNote(status, gone) {
+  const s = STATUS[status];
+  if (!s || !s.level) return null;
+  return { level: s.level, text: status === "gone" ? GONE_TEXT[gone] || GONE_TEXT.slide : s.note };
+}
+
+/** FAQ chips, and chips whose unit is unknown, unreleased or whose slide is hidden, are not clickable. */
 function isClickable(item) {
-  return item.kind !== "faq";
+  return STATUS[item.status] ? STATUS[item.status].clickable : false;
 }
 
-/** Whether a click opens the unit rather than a position (stale, unavailable, or no position). */
+/** A lecture chip that cannot be opened at all: its unit is unknown or unreleased, or its slide hidden. */
+function isBlocked(item) {
+  return item.kind !== "faq" && !isClickable(item);
+}
+
+/** Whether a click opens the unit rather than a position (changed, gone, or no position). */
 function opensUnit(item) {
-  return item.stale || item.unavailable || (item.kind !== "slide" && item.kind !== "video");
+  return STATUS[item.status].opensUnit || (item.kind !== "slide" && item.kind !== "video");
 }
 
-/** The click value for one member with the given nonce, or null (FAQ chips are not clickable). */
+/**
+ * The click value for one member with the given nonce, or null when the chip is not clickable.
+ * A click that opens the unit says why: ``reason`` "changed", "gone" or "position" (no position
+ * cited); ``stale`` is true for "changed".
+ */
 function clickValue(item, nonce) {
   if (!isClickable(item)) return null;
   const unitId = item.marker.entity_id;
-  if (opensUnit(item)) return { kind: "unit", unitId, stale: item.stale, nonce };
+  if (opensUnit(item)) {
+    const reason = item.status === "current" ? "position" : item.status;
+    return { kind: "unit", unitId, stale: item.stale, reason, nonce };
+  }
   if (item.kind === "slide") return { kind: "slide", unitId, page: item.page, nonce };
   return { kind: "video", unitId, start: item.start, end: item.end, nonce };
 }
 
-/** What a click on the chip does, in words ("" for an FAQ chip). */
+/** What a click on the chip does, in words ("" when it does nothing). */
 function actionHint(item) {
   if (!isClickable(item)) return "";
   if (opensUnit(item)) return OPEN_UNIT_HINT;
@@ -188,6 +264,11 @@ function actionHint(item) {
 
 function anyStale(items) {
   return items.some((i) => i.stale);
+}
+
+/** Whether any member's deck, video or slide is gone. */
+function anyGone(items) {
+  return items.some((i) => i.status === "gone");
 }
 
 /** The chip's "+N" for a group of N + 1 members, "" for a single one. */
@@ -211,6 +292,7 @@ function ariaLabel(items) {
   let label = `${KIND_LABEL[first.kind]} source: ${first.keyword}`;
   if (first.spoken) label += `, ${first.spoken}`;
   if (items.length > 1) label += `, and ${items.length - 1} more`;
+  if (first.note && first.status !== "changed") label += `. ${first.note.text}`;
   if (anyStale(items)) label += `. ${STALE_TEXT}`;
   return label;
 }
@@ -246,11 +328,15 @@ if (typeof module !== "undefined" && module && module.exports) {
     slideHeading,
     headingText,
     isStale,
+    chipStatus,
+    statusNote,
     describe,
     isClickable,
+    isBlocked,
     clickValue,
     actionHint,
     anyStale,
+    anyGone,
     moreLabel,
     pagerText,
     steppedIndex,

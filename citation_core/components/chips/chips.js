@@ -8,16 +8,19 @@
  *   {html:  answer HTML from render_markdown (pre-escaped; markers are <span class="cite-raw">),
  *    units: {"<unit id>": {lectureTitle, lectureUnitTitle, lectureId, courseId,
  *                          attachmentVersion, videoVersion, hasDeck, hasVideo,
- *                          slides: {"<deck index>": {printed: string|null, title}}}},
+ *                          slides: {"<deck index>": {printed: string|null, title}},
+ *                          released?: bool, hiddenPages?: [deck index, ...]}},
  *    faqs:  {"<faq id>": {question}}}
  * Text for people never shows a marker's deck index (`page`); see chip_model.js for how slides,
  * positions and hints are worded.
  * Click contract (trigger "click"):
  *   slide  {kind: "slide", unitId, page, nonce}
  *   video  {kind: "video", unitId, start, end, nonce}
- *   unit   {kind: "unit", unitId, stale, nonce}   stale chip (stale: true), or a lecture citation
- *          without a position / whose unit has hasDeck or hasVideo false (stale: false)
- *   FAQ chips send nothing.
+ *   unit   {kind: "unit", unitId, stale, reason, nonce}   opens the unit without a position:
+ *          reason "changed" (stored version differs, stale: true), "gone" (the unit has no deck or
+ *          video any more, or not that slide) or "position" (a lecture citation without one)
+ *   FAQ chips send nothing, nor do chips whose unit is not in `units`, is not released
+ *   (`released: false`) or whose slide is hidden (`hiddenPages`); their tooltip says why.
  * The answer HTML is the only innerHTML; every other text goes through textContent.
  */
 
@@ -117,17 +120,25 @@ function chipButton(items, tipId) {
   button.setAttribute("aria-describedby", tipId);
   button.dataset.kind = first.kind;
   if (anyStale(items)) button.classList.add("cite-chip--stale");
+  if (anyGone(items)) button.classList.add("cite-chip--gone");
   if (items.length > 1) button.classList.add("cite-chip--group");
   button.appendChild(icon(first.kind, "cite-chip__icon"));
   button.appendChild(el("span", "cite-chip__label", first.keyword));
   if (items.length > 1) button.appendChild(el("span", "cite-chip__more", moreLabel(items)));
-  if (anyStale(items)) button.appendChild(icon("warning", "cite-chip__warn"));
+  if (anyStale(items) || anyGone(items) || items.some(isBlocked)) {
+    button.appendChild(icon("warning", "cite-chip__warn"));
+  }
   return button;
 }
 
-/** Marks the button inert (not clickable) while the card shows an FAQ member. */
-function setClickable(button, clickable) {
+/**
+ * Marks the button inert (not clickable) while the card shows a member that sends nothing; a
+ * lecture member that cannot be opened (unknown, unreleased, hidden) also looks blocked.
+ */
+function setClickable(button, item) {
+  const clickable = isClickable(item);
   button.classList.toggle("cite-chip--inert", !clickable);
+  button.classList.toggle("cite-chip--blocked", isBlocked(item));
   if (clickable) button.removeAttribute("aria-disabled");
   else button.setAttribute("aria-disabled", "true");
 }
@@ -143,7 +154,7 @@ function tooltipCard(tipId) {
 function showMember(chip) {
   const item = chip.items[chip.index];
   fillTooltip(chip.tip, item, chip.index, chip.items.length, chip.page);
-  setClickable(chip.button, isClickable(item));
+  setClickable(chip.button, item);
 }
 
 /** Moves the card by `step` members; `from` is the pager button used (null for the arrow keys). */
@@ -166,17 +177,19 @@ function pageChip(chip, step, from, ctx) {
 function fillTooltip(tip, item, index, count, page) {
   tip.replaceChildren();
   tip.dataset.kind = item.kind;
-  if (item.stale) tip.appendChild(staleNotice());
+  if (item.note) tip.appendChild(statusNotice(item.note));
   tip.append(tooltipHead(item), tooltipSummary(item), tooltipRows(item));
   const hint = actionHint(item);
   if (hint || count > 1) tip.appendChild(tooltipFoot(hint, index, count, page));
 }
 
-function staleNotice() {
-  const warn = el("div", "cite-tip__stale");
-  warn.appendChild(icon("warning", "cite-tip__stale-icon"));
-  warn.appendChild(el("span", null, STALE_TEXT));
-  return warn;
+/** Why the chip does not jump to its position: a warning (changed, unreleased, hidden) or an error. */
+function statusNotice(note) {
+  const box = el("div", `cite-tip__stale cite-tip__notice--${note.level}`);
+  box.setAttribute("role", "note");
+  box.appendChild(icon("warning", "cite-tip__stale-icon"));
+  box.appendChild(el("span", null, note.text));
+  return box;
 }
 
 function tooltipHead(item) {
@@ -390,7 +403,16 @@ function renderAnswer(root, data, send) {
   };
 }
 
-/** Puts the tooltip above the chip (below when there is no room), inside the answer's width. */
+/** Keeps `value` within [low, high]; `low` wins when the range is empty. */
+function clamp(value, low, high) {
+  return Math.max(low, Math.min(value, high));
+}
+
+/**
+ * Puts the tooltip above the chip (below when there is no room above), centred on the chip: inside
+ * the answer's width where it fits, and always inside the window (an answer narrower than the card,
+ * e.g. a chat column at 800 px, lets the card reach out to its left).
+ */
 function placeTip(root, wrap, button, tip) {
   if (!button || !tip) return;
   tip.classList.remove("is-below");
@@ -401,11 +423,9 @@ function placeTip(root, wrap, button, tip) {
   const tipRect = tip.getBoundingClientRect();
   const rootRect = root.getBoundingClientRect();
   const viewWidth = document.documentElement.clientWidth || window.innerWidth;
-  const minLeft = Math.max(rootRect.left, margin);
-  const maxRight = Math.min(Math.max(rootRect.right, minLeft + tipRect.width), viewWidth - margin);
   let left = chipRect.left + chipRect.width / 2 - tipRect.width / 2;
-  left = Math.min(left, maxRight - tipRect.width);
-  left = Math.max(left, minLeft);
+  left = clamp(left, rootRect.left, rootRect.right - tipRect.width);
+  left = clamp(left, margin, viewWidth - margin - tipRect.width);
   tip.style.left = `${Math.round(left - wrapRect.left)}px`;
   const arrowX = chipRect.left + chipRect.width / 2 - left;
   tip.style.setProperty("--cite-arrow-x", `${Math.round(Math.min(Math.max(arrowX, 14), tipRect.width - 14))}px`);

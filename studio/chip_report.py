@@ -1,0 +1,128 @@
+"""Which marker candidates of a text the chip renderer turns into chips, and why the others stay text.
+
+The same rules as the renderer (citation_core/components/chips/chips.js with citation_parser.js),
+applied to the same HTML (``render_markdown``): a candidate inside code or an image's description
+never reaches the renderer; candidates separated only by whitespace form one group; a group
+becomes one chip when every member is exactly one final or stored marker (the Artemis client
+pattern), else the whole group stays text. tests/test_chips_browser.py checks this against the
+renderer in Chromium for every contract vector.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from html.parser import HTMLParser
+
+from citation_core.contract import parse
+from citation_core.errors import InputError
+from citation_core.lms.render import render_markdown
+
+# Anything that looks like a marker, line breaks included (the renderer's candidates never span one).
+LOOSE_RE = re.compile(r"\[cite:[^\[\]]*\]")
+VOID = {"br", "hr", "img", "input", "meta", "link", "wbr", "col", "area", "base", "source", "track", "embed"}
+
+NOT_A_CANDIDATE = "inside code or an image's description: stays text"
+LINE_BREAK = "spans a line break: stays text"
+UNREADABLE = "not a final or stored marker for the client parser (e.g. intermediate form, missing fields)"
+BROKEN_GROUP = "next to a marker the client cannot read (only whitespace between): the whole group stays text"
+
+
+@dataclass(frozen=True)
+class CandidateRow:
+    marker: str
+    chip: bool
+    why: str
+    group: int | None = None  # index of the chip among the text's chips (chips in a group share it)
+
+
+def parses(raw: str) -> bool:
+    """Exactly one stored/final marker, and nothing else (the client's parseMarker)."""
+    found = parse(raw, "stored")
+    return len(found) == 1 and tuple(found[0].span) == (0, len(raw))
+
+
+class _Groups(HTMLParser):
+    """The candidates of rendered HTML in document order, each with the group it belongs to."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack: list[list[tuple[str, str]]] = [[]]
+        self.skip = 0  # depth inside a cite-raw span
+        self.candidates: list[tuple[str, int, bool]] = []  # raw, group id, group renders as a chip
+        self.groups = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self.skip:
+            self.skip += tag not in VOID
+            return
+        values = dict(attrs)
+        if tag == "span" and "cite-raw" in (values.get("class") or "").split():
+            self.stack[-1].append(("cite", values.get("data-cite") or ""))
+            self.skip = 1
+            return
+        self.stack[-1].append(("other", ""))
+        if tag not in VOID:
+            self.stack.append([])
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if not self.skip:
+            self.stack[-1].append(("other", ""))
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.skip:
+            self.skip -= 1
+            return
+        if tag not in VOID and len(self.stack) > 1:
+            self._close(self.stack.pop())
+
+    def handle_data(self, data: str) -> None:
+        if not self.skip:
+            self.stack[-1].append(("text", data))
+
+    def close(self) -> None:
+        super().close()
+        while self.stack:
+            self._close(self.stack.pop())
+
+    def _close(self, parts: list[tuple[str, str]]) -> None:
+        group: list[str] = []
+        for kind, value in [*parts, ("other", "")]:
+            if kind == "cite":
+                group.append(value)
+            elif kind == "text" and group and not value.strip():
+                continue
+            elif group:
+                ok = all(parses(raw) for raw in group)
+                self.candidates.extend((raw, self.groups, ok) for raw in group)
+                self.groups += 1
+                group = []
+
+
+def chip_report(text: str) -> list[CandidateRow]:
+    """One row per marker-like text in ``text``, in order: whether it renders as (part of) a chip, and why not."""
+    try:
+        html = render_markdown(text)
+    except InputError as exc:
+        return [CandidateRow(m.group(0), False, f"not rendered: {exc}") for m in LOOSE_RE.finditer(text)]
+    groups = _Groups()
+    groups.feed(html)
+    groups.close()
+    pending = list(groups.candidates)
+    chip_ids: dict[int, int] = {}
+    rows: list[CandidateRow] = []
+    for match in LOOSE_RE.finditer(text):
+        raw = match.group(0)
+        if "\n" in raw:
+            rows.append(CandidateRow(raw, False, LINE_BREAK))
+            continue
+        if not pending or pending[0][0] != raw:
+            rows.append(CandidateRow(raw, False, NOT_A_CANDIDATE))
+            continue
+        _, group, ok = pending.pop(0)
+        if ok:
+            chip = chip_ids.setdefault(group, len(chip_ids))
+            rows.append(CandidateRow(raw, True, "", chip))
+        else:
+            rows.append(CandidateRow(raw, False, BROKEN_GROUP if parses(raw) else UNREADABLE))
+    return rows
