@@ -4,11 +4,8 @@ import streamlit as st
 
 st.set_page_config(page_title="Citation Studio", page_icon="📎", layout="wide")
 
-# Widget state is dropped when a page without that widget runs; keeping these few choices as plain
-# session state lets a user visit the Library and come back to the same course, unit and language.
-for key in ("course_label", "lang", "variant", "mode"):
-    if key in st.session_state:
-        st.session_state[key] = st.session_state[key]
+# The Ask page keeps what is open (course, unit, view, position, language, conversation) in one
+# view state in session state (studio/view_state.py), so a visit to another page loses nothing.
 
 pages = [
     st.Page("pages/ask.py", title="Ask", icon=":material/forum:", default=True),

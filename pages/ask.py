@@ -1,9 +1,16 @@
-"""Ask: open a slide or a video second, ask a question, get an answer whose chips jump back."""
+"""Ask: open a slide or a video second, ask a question, get an answer whose chips jump back.
+
+The page only draws the view state (``studio.view_state.ViewState`` under ``keys.VIEW``): what is
+open, where, which conversation, which language and variant. Widgets and chips change it through
+the pure transitions of ``studio.view_state`` in their callbacks, which run before the page does;
+the URL mirrors it, so a reload opens the same place and conversation again.
+"""
 
 from __future__ import annotations
 
 import html
 import time
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
@@ -12,118 +19,249 @@ import studio.boot  # noqa: F401  (deep links on a fresh server)
 from citation_core.chat.chat_pipeline import ChatResult
 from citation_core.chat.view import ViewPosition
 from citation_core.errors import CitationStudioError
+from citation_core.lms.render import MAX_ANSWER_CHARS
 from citation_core.lms.sources_list import with_sources_list
-from citation_core.material.library import CourseMaterial, UnitMaterial
+from citation_core.lms.store import Message
+from citation_core.material.library import CourseMaterial
 from citation_core.pipeline.languages import LANGUAGES
 from citation_core.pipeline.trace import ProgressEvent
 from citation_core.textutil import clock
 from studio import cached
-from studio.services import chat_pipeline, history_key, store_answer
-from studio.text import md_escape
-from studio.widgets import chips, model_badges, trace_panel
+from studio import view_state as vs
+from studio.keys import (
+    HISTORY,
+    VIEW,
+    W_ANSWER_VIEW,
+    W_COURSE,
+    W_LANGUAGE,
+    W_MODE,
+    W_PASTED,
+    W_QUESTION,
+    W_SECOND,
+    W_SLIDE,
+    W_UNIT,
+    W_VARIANT,
+)
+from studio.services import (
+    answer_views,
+    catalog_of,
+    chat_pipeline,
+    conversation_place,
+    history_key,
+    store_answer,
+)
+from studio.text import md_escape, plural
+from studio.widgets import chips, model_badges, models_line, trace_panel
+
+# The viewer column stays in sight while the chat column scrolls: a chip clicked in a long
+# conversation moves a viewer the user can see. Taller than the window, it scrolls inside.
+VIEWER_CSS = """<style>
+[data-testid="stColumn"]:has(.st-key-viewer) {
+  position: sticky; top: 3.75rem; align-self: flex-start;
+  max-height: calc(100vh - 4.5rem); overflow-y: auto; overscroll-behavior: contain;
+  padding-bottom: 1.25rem; box-sizing: border-box;
+}
+@media (max-width: 640px) {
+  [data-testid="stColumn"]:has(.st-key-viewer) { position: static; max-height: none; overflow: visible; }
+}
+</style>"""
 
 ss = st.session_state
-if "session_id" not in ss:
+if HISTORY not in ss:
     # the history key lives in the URL, so a reload or an app restart finds the same conversations
     # while another browser (another key) never sees them; the key is random (192 bits), and one from
     # the URL is taken only when it has that form
-    ss["session_id"] = history_key(st.query_params.get("history"))
-if st.query_params.get("history") != ss["session_id"]:
-    st.query_params["history"] = ss["session_id"]
-ss.setdefault("seek_parity", 0)
+    ss[HISTORY] = history_key(st.query_params.get("history"))
 
 config = cached.config()
 courses = cached.courses()
 if not courses:
     st.error("No course found: check material.course_dirs in application.yml.")
     st.stop()
+store = cached.store()
 
 
-def _reset_view() -> None:
-    ss["page"] = 1
-    ss["second"] = 0.0
-    ss.pop("conversation_id", None)
-    ss.pop("last_result", None)
+def _courses_by_id() -> dict[int, CourseMaterial]:
+    return {m.course.id: m for m in cached.courses().values()}
 
 
-top = st.columns([2, 3, 2])
-course_label = top[0].selectbox("Course", list(courses), key="course_label", on_change=_reset_view)
-material: CourseMaterial = courses[course_label]
-units = {f"{um.unit.lecture_name} › {um.unit.name}": uid for uid, um in material.units.items()}
-if ss.get("unit_id") not in material.units:
-    ss["unit_id"] = next(iter(material.units))
-    _reset_view()
-labels = list(units)
-unit_label = top[1].selectbox("Lecture unit", labels, index=labels.index(
-    next(lbl for lbl, uid in units.items() if uid == ss["unit_id"])), on_change=_reset_view)
-if units[unit_label] != ss["unit_id"]:
-    ss["unit_id"] = units[unit_label]
-um: UnitMaterial = material.unit(ss["unit_id"])
-modes = (["Slides"] if um.deck else []) + (["Video"] if um.unit.video else [])
-if ss.get("mode") not in modes:
-    ss["mode"] = modes[0] if modes else "Slides"
-top[2].segmented_control("View", modes, key="mode")
-ss.setdefault("page", 1)
-ss.setdefault("second", 0.0)
+def _catalog() -> vs.Catalog:
+    return catalog_of(cached.courses())
+
+
+def _find(conversation_id: int) -> vs.Place | None:
+    """Where a conversation of this history was asked (None for any other conversation)."""
+    conv = next((c for c in store.conversations(ss[HISTORY]) if c.id == conversation_id), None)
+    return conversation_place(store, conv) if conv is not None else None
+
+
+def _apply(transition: Callable[..., vs.ViewState], *args: Any) -> None:
+    """Run a transition that takes (state, catalog, *args) on the session's view state."""
+    catalog = _catalog()
+    ss[VIEW] = vs.normalize(transition(ss[VIEW], catalog, *args), catalog)
+
+
+def _set(transition: Callable[..., vs.ViewState], *args: Any) -> None:
+    """Run a transition that takes (state, *args)."""
+    ss[VIEW] = transition(ss[VIEW], *args)
+
+
+def _on_click(click: dict[str, Any]) -> None:
+    _apply(vs.apply_click, click)
+
+
+def _open(conversation_id: int) -> None:
+    place = _find(conversation_id)
+    if place is not None:
+        _apply(vs.open_conversation, conversation_id, place)
+
+
+catalog = _catalog()
+if VIEW not in ss:
+    mine = store.conversations(ss[HISTORY])
+    ss[VIEW] = vs.reload(catalog, st.query_params.to_dict(), _find, mine[0].id if mine else None, list(LANGUAGES))
+ss[VIEW] = vs.normalize(ss[VIEW], catalog)
+state: vs.ViewState = ss[VIEW]
+
+# the URL mirrors the state (a bound parameter of another page, or a stale one, is replaced)
+wanted = {"history": ss[HISTORY], **vs.to_params(state)}
+for name in vs.PARAM_NAMES:
+    if name not in wanted and name in st.query_params:
+        del st.query_params[name]
+for name, value in wanted.items():
+    if st.query_params.get(name) != value:
+        st.query_params[name] = value
+
+by_id = _courses_by_id()
+material = by_id[state.course_id]
+um = material.unit(state.unit_id)
+st.html(VIEWER_CSS)
+
+# --- what is open ---------------------------------------------------------------------------------
+top = st.columns([2, 3, 2], vertical_alignment="bottom")
+ss[W_COURSE] = state.course_id
+top[0].selectbox("Course", [c.id for c in catalog.courses], key=W_COURSE,
+                 format_func=lambda cid: f"{by_id[cid].course.name} (id {cid})",
+                 on_change=lambda: _apply(vs.select_course, ss[W_COURSE]))
+ss[W_UNIT] = state.unit_id
+top[1].selectbox("Lecture unit", list(material.units), key=W_UNIT,
+                 format_func=lambda uid: f"{material.units[uid].unit.lecture_name} › {material.units[uid].unit.name}",
+                 on_change=lambda: _apply(vs.select_unit, ss[W_UNIT]))
+unit_info = catalog.unit(state.course_id, state.unit_id)
+modes = unit_info.modes if unit_info else ()
+if modes:
+    ss[W_MODE] = state.mode
+    top[2].segmented_control("View", list(modes), key=W_MODE, required=True, format_func=str.capitalize,
+                             on_change=lambda: _apply(vs.select_mode, ss[W_MODE]))
 
 viewer_col, chat_col = st.columns([11, 10], gap="large")
 
+# --- the viewer -----------------------------------------------------------------------------------
+with viewer_col, st.container(key="viewer"):
+    if state.notice is not None:
+        show = {"info": st.info, "warning": st.warning, "error": st.error}[state.notice.level]
+        show(md_escape(state.notice.text))
+        st.toast(md_escape(state.notice.text), icon="⚠️" if state.notice.level != "info" else "ℹ️")
+        ss[VIEW] = vs.clear_notice(state)
+    st.subheader(md_escape(um.unit.name))
+    if state.mode == "slides" and um.deck is not None:
+        deck = um.deck
+        ss[W_SLIDE] = state.page
+        st.selectbox("Slide", list(range(1, len(deck.pages) + 1)), key=W_SLIDE, label_visibility="collapsed",
+                     format_func=lambda p: f"{um.caption(p)} · {deck.page(p).title[:40]}",
+                     on_change=lambda: _apply(vs.select_page, ss[W_SLIDE]))
+        st.image(cached.deck_png(deck.path, state.page), width="stretch")
+        nav = st.columns([1, 4, 1], vertical_alignment="center")
+        nav[0].button("◀", key="prev", disabled=state.page <= 1, width="stretch", help="Previous slide",
+                      on_click=_apply, args=(vs.step_page, -1))
+        nav[1].markdown(f"<div data-testid='viewer-caption' style='text-align:center;font-weight:600'>"
+                        f"{html.escape(um.caption(state.page))}</div>", unsafe_allow_html=True)
+        nav[2].button("▶", key="next", disabled=state.page >= len(deck.pages), width="stretch", help="Next slide",
+                      on_click=_apply, args=(vs.step_page, 1))
+    elif state.mode == "video" and um.unit.video is not None:
+        # Streamlit seeks only when a player mounts or its start second changes: every jump mounts a
+        # fresh player (the container key counts the jumps), which seeks again, also to the same second.
+        # A chip click plays at once: muted, as browsers allow autoplay only without sound.
+        with st.container(key=f"player-{state.seek}"):
+            st.video(str(um.unit.video), start_time=int(state.second), autoplay=state.play, muted=state.play,
+                     subtitles=str(um.unit.transcript) if um.unit.transcript and um.unit.transcript.suffix == ".vtt"
+                     else None)
+        caption = (f"Video · playing from {clock(state.second)} · muted, turn the sound on in the player"
+                   if state.play else f"Video · opened at {clock(state.second)} · press play in the player")
+        st.markdown(f"<div data-testid='viewer-caption' style='text-align:center;font-weight:600'>"
+                    f"{html.escape(caption)}</div>", unsafe_allow_html=True)
+        ss[W_SECOND] = float(state.second)
+        st.number_input("Open at second", 0.0, step=1.0, key=W_SECOND,
+                        on_change=lambda: _apply(vs.select_second, ss[W_SECOND]))
+        if um.transcript is not None:
+            with st.expander("Transcript"), st.container(height=260, border=False):
+                for cue in um.transcript.cues:
+                    st.markdown(f"`{clock(cue.start)}` {md_escape(cue.text)}")
+    else:
+        st.info("This unit has no deck or video.")
 
-def _apply_click(click: dict[str, Any]) -> None:
-    """A chip was clicked: move the viewer (again, even when it is the same target)."""
-    if click.get("nonce") == ss.get("last_click"):
-        return
-    ss["last_click"] = click.get("nonce")
-    unit_id = int(click.get("unitId", ss["unit_id"]))
-    if unit_id in material.units:
-        ss["unit_id"] = unit_id
-    ss["stale_notice"] = bool(click.get("stale"))
-    if click.get("kind") == "slide":
-        ss["mode"], ss["page"] = "Slides", int(click["page"])
-    elif click.get("kind") == "video":
-        ss["mode"], ss["second"] = "Video", float(click["start"])
-        ss["seek_parity"] ^= 1  # the same second again still seeks
-    elif click.get("kind") == "unit":
-        target = material.unit(unit_id)
-        ss["mode"] = "Slides" if target.deck else "Video"
-        ss["page"], ss["second"] = 1, 0.0
+
+def _answer_views(msg: Message, answer_material: CourseMaterial) -> None:
+    """The last answer as a Sources list, its trace or its raw stored text (from what was stored with it)."""
+    shown = st.segmented_control("Last answer as", ["Sources list", "Trace", "Raw answer"], key=W_ANSWER_VIEW,
+                                 required=True, default="Sources list")
+    if shown == "Sources list":
+        st.text(with_sources_list(msg.content, answer_material))
+    elif shown == "Trace":
+        meta = msg.meta
+        if not isinstance(meta.get("traces"), dict):
+            st.caption("This answer was stored without its trace.")
+            return
+        st.caption(md_escape(models_line(meta.get("models") or {})))
+        if meta.get("context_switched"):
+            st.info(f"The writer switched context to unit {meta.get('switched_to')}: the open view was not cited.")
+        trace_panel(meta["traces"], key=str(msg.id))
+    elif shown == "Raw answer":
+        st.code(msg.content, language="markdown", wrap_lines=True)
 
 
-# --- chat column first: a chip click must move the viewer in this same run ---------------------
+# --- the chat -------------------------------------------------------------------------------------
 with chat_col:
     st.subheader("Ask about what you see")
-    q_cols = st.columns([3, 2])
-    language = q_cols[0].selectbox(
-        "Answer language", list(LANGUAGES), format_func=lambda c: f"{LANGUAGES[c].native} ({c})", key="lang")
-    variant = q_cols[1].segmented_control("Variant", ["default", "advanced"], default="default", key="variant")
-    offline = model_badges(config, variant or "default")
-    if offline and language != um.unit.language:
-        st.info(f"The offline model cannot write {LANGUAGES[language].name}: keywords and summaries stay in the "
-                f"language of the material ({um.unit.language}). Point a role at an LLM in application.yml "
+    q_cols = st.columns([3, 2], vertical_alignment="bottom")  # selectboxes: they fit a narrow column
+    ss[W_LANGUAGE] = state.language
+    q_cols[0].selectbox("Answer language", list(LANGUAGES), key=W_LANGUAGE,
+                        format_func=lambda c: f"{LANGUAGES[c].native} ({c})",
+                        on_change=lambda: _set(vs.select_language, ss[W_LANGUAGE]))
+    ss[W_VARIANT] = state.variant
+    q_cols[1].selectbox("Variant", ["default", "advanced"], key=W_VARIANT,
+                        on_change=lambda: _set(vs.select_variant, ss[W_VARIANT]))
+    offline = model_badges(config, state.variant)
+    if offline and state.language != um.unit.language:
+        st.info(f"The offline model cannot write {LANGUAGES[state.language].name}: keywords and summaries stay in "
+                f"the language of the material ({um.unit.language}). Point a role at an LLM in application.yml "
                 "to get them translated.")
 
-    store = cached.store()
-    conversation_id = ss.get("conversation_id")
-    if conversation_id is not None:
-        for msg in store.messages(conversation_id):
-            with st.chat_message(msg.role):
-                if msg.role == "user":
-                    st.markdown(md_escape(msg.content))
-                else:
-                    chips(msg.content, material, key=f"msg-{msg.id}", on_click=_apply_click)
+    messages = store.messages(state.conversation_id) if state.conversation_id is not None else []
+    for msg in messages:
+        with st.chat_message(msg.role):
+            if msg.role == "user":
+                st.markdown(md_escape(msg.content))
+            else:
+                chips(msg.content, material, key=f"msg-{msg.id}", on_click=_on_click)
 
-    with st.form("ask", clear_on_submit=False, border=True):
-        question = st.text_area("Question", placeholder="e.g. How does the merge step work?", height=80)
+    with st.form("ask", clear_on_submit=True, border=True):
+        question = st.text_area("Question", placeholder="e.g. How does the merge step work?", height=80,
+                                key=W_QUESTION)
         with st.expander("Paste an answer instead of writing one (QA mode)"):
-            pasted = st.text_area("Answer to cite", height=120, key="pasted")
-        submitted = st.form_submit_button("Ask", type="primary", use_container_width=True)
+            pasted = st.text_area("Answer to cite", height=120, key=W_PASTED)
+        submitted = st.form_submit_button("Ask", type="primary", width="stretch")
 
     if submitted:
-        if not question.strip():
+        question, pasted = (question or "").strip(), (pasted or "").strip()
+        if len(pasted) > MAX_ANSWER_CHARS:
+            st.error(f"The pasted answer has {len(pasted):,} characters, more than the limit of "
+                     f"{MAX_ANSWER_CHARS:,}: not cited.")
+        elif not question:
             st.warning("Type a question first.")
         else:
-            position = (ViewPosition(um.unit.id, page=int(ss["page"])) if ss["mode"] == "Slides"
-                        else ViewPosition(um.unit.id, second=float(ss["second"])))
+            position = (ViewPosition(um.unit.id, page=state.page) if state.mode == "slides"
+                        else ViewPosition(um.unit.id, second=float(state.second)))
             with st.status("Running the pipeline…", expanded=True) as status:
                 def progress(ev: ProgressEvent) -> None:
                     if ev.status != "start":
@@ -133,97 +271,46 @@ with chat_col:
                 try:
                     status.write("✍️ writing the answer")
                     result: ChatResult = chat_pipeline(config, material)(
-                        question.strip(), position, language=language, variant=variant or "default",
-                        pasted_answer=pasted.strip() or None, progress=progress)
+                        question, position, language=state.language, variant=state.variant,
+                        pasted_answer=pasted or None, progress=progress)
                 except CitationStudioError as exc:
                     status.update(label="Failed", state="error")
                     st.error(md_escape(exc))
                     st.stop()
                 failed = bool(result.failures)
-                status.update(label=f"Done · {len(result.citations)} citations" + (" · with failures" if failed
-                              else ""), state="error" if failed else "complete", expanded=False)
+                status.update(label=f"Done · {plural(len(result.citations), 'citation')}"
+                              + (" · with failures" if failed else ""),
+                              state="error" if failed else "complete", expanded=False)
             # one transaction: the conversation (when new), the question and the answer
             try:
-                conversation_id, _ = store_answer(store, material, ss["session_id"], conversation_id, um.unit.id,
-                                                  result, {"unit": um.unit.id, "page": position.page,
-                                                           "second": position.second, "language": language,
-                                                           "variant": variant})
+                conversation_id, _ = store_answer(
+                    store, material, ss[HISTORY], state.conversation_id, um.unit.id, result,
+                    {"course": material.course.id, "unit": um.unit.id, "page": position.page,
+                     "second": position.second, "language": state.language, "variant": state.variant},
+                    extra_answer_meta=answer_views(result))
             except CitationStudioError as exc:
                 st.error(md_escape(exc))
                 st.stop()
-            ss["conversation_id"] = conversation_id
-            ss["last_result"] = result
+            ss[VIEW] = vs.conversation_started(ss[VIEW], conversation_id)
             st.rerun()
 
-    result = ss.get("last_result")
-    if isinstance(result, ChatResult):
-        # only the chosen view is rendered: the trace is large and every rerun would redraw it
-        shown = st.segmented_control("Last answer as", ["Sources list", "Trace", "Raw answer"],
-                                     default="Sources list", key="answer_view")
-        if shown == "Sources list":
-            st.text(with_sources_list(result.answer, material))
-        elif shown == "Trace":
-            st.caption(" · ".join(f"{role}: {md_escape(m)}" for role, m in result.models.items()))
-            if result.context_switched:
-                st.info(f"The writer switched context to unit {result.switched_to}: the open view was not cited.")
-            trace_panel(result.traces)
-        elif shown == "Raw answer":
-            st.code(result.answer, language="markdown", wrap_lines=True)
+    last = next((m for m in reversed(messages) if m.role == "assistant"), None)
+    if last is not None:
+        _answer_views(last, material)
 
-    mine = store.conversations(ss["session_id"])
+    mine = store.conversations(ss[HISTORY])
     if mine:
-        with st.expander(f"History ({len(mine)} conversations)"):
-            if conversation_id is not None and st.button("New conversation", icon=":material/add:"):
-                ss.pop("conversation_id", None)
-                ss.pop("last_result", None)
-                st.rerun()
+        with st.expander(f"History ({plural(len(mine), 'conversation')})"):
+            if state.conversation_id is not None:
+                st.button("New conversation", icon=":material/add:", on_click=_set, args=(vs.new_conversation,))
             for conv in mine[:20]:
                 when = time.strftime("%d %b %H:%M", time.localtime(conv.created))
-                unit_name = material.units[conv.unit_id].unit.name if conv.unit_id in material.units else ""
-                label = f"{conv.title} · {unit_name} · {when}"
-                if st.button(label, key=f"conv-{conv.id}", disabled=conv.id == conversation_id):
-                    ss["conversation_id"] = conv.id
-                    ss.pop("last_result", None)
-                    if conv.unit_id in material.units:
-                        ss["unit_id"] = conv.unit_id
-                    st.rerun()
-
-# --- the viewer ----------------------------------------------------------------------------------
-um = material.unit(ss["unit_id"])
-with viewer_col:
-    if ss.pop("stale_notice", False):
-        st.warning("This source changed since the answer was written: opened the unit without the exact position.")
-    st.subheader(md_escape(um.unit.name))
-    if ss["mode"] == "Slides" and um.deck is not None:
-        total = len(um.deck.pages)
-        ss["page"] = max(1, min(int(ss["page"]), total))
-        nav = st.columns([1, 4, 1])
-        if nav[0].button("◀", key="prev", disabled=ss["page"] <= 1, use_container_width=True):
-            ss["page"] -= 1
-        if nav[2].button("▶", key="next", disabled=ss["page"] >= total, use_container_width=True):
-            ss["page"] += 1
-        pages = list(range(1, total + 1))
-        nav[1].selectbox("Slide", pages, index=ss["page"] - 1, label_visibility="collapsed",
-                         format_func=lambda p: f"{um.caption(p)} · {um.deck.page(p).title[:40]}",  # type: ignore[union-attr]
-                         key=f"slide-pick-{um.unit.id}-{ss['page']}",
-                         on_change=lambda: ss.update(page=ss[f"slide-pick-{um.unit.id}-{ss['page']}"]))
-        st.image(cached.deck_png(um.deck.path, ss["page"]), use_container_width=True)
-        st.markdown(f"<div data-testid='viewer-caption' style='text-align:center;font-weight:600'>"
-                    f"{html.escape(um.caption(ss['page']))}</div>", unsafe_allow_html=True)
-    elif ss["mode"] == "Video" and um.unit.video is not None:
-        start = float(ss["second"])
-        # Streamlit seeks only when a player mounts or its start second changes: a chip clicked again
-        # for the same second mounts a fresh player (the container key alternates), which seeks again.
-        with st.container(key=f"player-{ss['seek_parity']}"):
-            st.video(str(um.unit.video), start_time=int(start),
-                     subtitles=str(um.unit.transcript) if um.unit.transcript and um.unit.transcript.suffix == ".vtt"
-                     else None)
-        st.markdown(f"<div data-testid='viewer-caption' style='text-align:center;font-weight:600'>"
-                    f"Video · opened at {clock(start)}</div>", unsafe_allow_html=True)
-        st.number_input("Open at second", 0.0, step=1.0, key="second")
-        if um.transcript is not None:
-            with st.expander("Transcript"):
-                for cue in um.transcript.cues:
-                    st.markdown(f"`{clock(cue.start)}` {md_escape(cue.text)}")
-    else:
-        st.info("This unit has no deck or video.")
+                course = by_id.get(conv.course_id)
+                if course is None:
+                    where = f"course {conv.course_id} (no longer in the library)"
+                else:
+                    unit = course.units.get(conv.unit_id)
+                    where = f"{course.course.name} › {unit.unit.name if unit else f'unit {conv.unit_id}'}"
+                st.button(md_escape(f"{conv.title} · {where} · {when}"), key=f"conv-{conv.id}",
+                          disabled=conv.id == state.conversation_id or course is None,
+                          on_click=_open, args=(conv.id,))

@@ -11,7 +11,7 @@ from citation_core.pipeline.languages import LANGUAGES
 from studio import cached
 from studio.language_check import check_citations
 from studio.services import chat_pipeline
-from studio.text import md_escape
+from studio.text import md_escape, plural
 from studio.widgets import chips, model_badges
 
 st.title("Language QA")
@@ -52,12 +52,12 @@ if run and languages:
                 continue
             rows = check_citations(result.citations, code)
             bad = [r for r in rows if r.verdict == "mismatch"]
-            (st.error if bad else st.success)(f"{len(bad)} mismatch(es) in {len(rows)} fields")
+            (st.error if bad else st.success)(f"{plural(len(bad), 'mismatch')} in {plural(len(rows), 'field')}")
             chips(result.answer, material, key=f"qa-{code}")
             st.dataframe([{"seq": r.seq, "field": r.field, "text": r.text, "detected": r.detected or "—",
                            "confidence": r.confidence,
                            "verdict": {"ok": "✅ ok", "mismatch": "❌ mismatch", "uncertain": "❔ too short",
-                                       "empty": "∅ empty"}[r.verdict]} for r in rows], hide_index=True)
+                                       "empty": "∅ empty"}[r.verdict]} for r in rows], hide_index=True, width="stretch")
             with st.expander("Prompts (first lines)"):
                 for name, trace in result.traces.items():
                     for call in trace.calls:

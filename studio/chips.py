@@ -6,7 +6,10 @@ from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
 
+from citation_core.errors import InputError
 from citation_core.lms.chips import COMPONENT_NAME, chip_component_css, chip_component_js, chip_data
+
+from .text import md_escape
 
 
 @cache
@@ -49,11 +52,19 @@ def render_chips(
     """Render the answer with chips; return the click value of this rerun, or None.
 
     ``on_click`` (optional) receives the click value in a callback, before the rerun's script runs.
+    A text the renderer refuses (longer than ``MAX_ANSWER_CHARS``) shows as one line saying so.
     """
+    import streamlit as st
+
+    try:
+        data = chip_data(answer_text, units, faqs)
+    except InputError as exc:
+        st.warning(md_escape(f"This answer cannot be shown with its chips: {exc}"))
+        return None
     mount = chip_component()
     result = mount(
         key=key,
-        data=chip_data(answer_text, units, faqs),
+        data=data,
         on_click_change=_click_callback(key, on_click) if on_click else _ignore_click,
     )
     value = getattr(result, "click", None) if result is not None else None

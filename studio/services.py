@@ -16,12 +16,13 @@ from citation_core.errors import InputError
 from citation_core.llm.config import CHAT_PIPELINE, CITATION_PIPELINE, KeywordStrategy, LlmConfig
 from citation_core.lms.render import MAX_ANSWER_CHARS
 from citation_core.lms.resolve import faq_table, unit_table
-from citation_core.lms.store import LmsStore
+from citation_core.lms.store import Conversation, LmsStore
 from citation_core.lms.versions import stamp_versions
 from citation_core.material.library import CourseMaterial
 from citation_core.material.models import MaterialVersions
 
 from .settings import Settings
+from .view_state import Catalog, CourseInfo, Place, UnitInfo
 
 
 def course_roots(settings: Settings) -> list[Path]:
@@ -38,7 +39,8 @@ def manifest_stamp(root: Path) -> float:
 
 
 def role_models(config: LlmConfig, variant: str) -> dict[str, tuple[str, bool]]:
-    """Which model serves each role for ``variant``, and whether it is the offline model."""
+    """Which model serves each role for ``variant`` (its name as people read it), and whether it is the offline
+    model."""
     out = {}
     for label, pipeline, role in (
         ("answer writer", CHAT_PIPELINE, "chat"),
@@ -46,7 +48,8 @@ def role_models(config: LlmConfig, variant: str) -> dict[str, tuple[str, bool]]:
         ("keywords and summaries", CITATION_PIPELINE, "keyword_summary"),
     ):
         m = config.resolve(pipeline, variant, role)
-        out[label] = (f"{m.id} · {m.model}", m.type == "offline")
+        offline = m.type == "offline"
+        out[label] = (m.model if offline or m.id == m.model else f"{m.id} ({m.model})", offline)
     return out
 
 
@@ -64,11 +67,13 @@ def versions_lookup(material: CourseMaterial) -> Any:
 
 
 def store_answer(store: LmsStore, material: CourseMaterial, session_id: str, conversation_id: int | None,
-                 unit_id: int, result: ChatResult, meta: dict[str, Any]) -> tuple[int, str]:
+                 unit_id: int, result: ChatResult, meta: dict[str, Any],
+                 extra_answer_meta: dict[str, Any] | None = None) -> tuple[int, str]:
     """Persist a turn in one transaction: a new conversation when ``conversation_id`` is None, the question,
     then the answer in stored form (versions stamped). Returns the conversation id and that form.
 
     An answer longer than ``MAX_ANSWER_CHARS`` (which the chips could not render) is not stored: ``InputError``.
+    ``extra_answer_meta`` (e.g. what the answer's trace view needs) is stored with the answer as well.
     """
     stored = stamp_versions(result.answer, versions_lookup(material))
     if len(stored) > MAX_ANSWER_CHARS:
@@ -76,12 +81,46 @@ def store_answer(store: LmsStore, material: CourseMaterial, session_id: str, con
                          f"{MAX_ANSWER_CHARS:,} characters: not stored")
     turn = store.save_turn(session_id, conversation_id, result.question, stored, course_id=material.course.id,
                            unit_id=unit_id, title=result.question.strip()[:80], question_meta=meta, answer_meta={
+                               **(extra_answer_meta or {}),
                                "citations": len(parse(stored, "stored")),
                                "failures": [f.to_json() for f in result.failures],
                                "context_switched": result.context_switched,
                                "usage": result.usage(),
                            })
     return turn.conversation_id, stored
+
+
+def answer_views(result: ChatResult) -> dict[str, Any]:
+    """What the Trace view of an answer needs, stored with the answer so a reopened conversation has it."""
+    return {"traces": {name: trace.to_json() for name, trace in result.traces.items()},
+            "models": dict(result.models), "context_switched": result.context_switched,
+            "switched_to": result.switched_to}
+
+
+def catalog_of(courses: dict[str, CourseMaterial]) -> Catalog:
+    """The courses and units that exist, for the view state (studio/view_state.py)."""
+    return Catalog(tuple(
+        CourseInfo(m.course.id, m.course.name, tuple(
+            UnitInfo(uid, um.unit.name, len(um.deck.pages) if um.deck is not None else 0, um.unit.video is not None)
+            for uid, um in m.units.items()))
+        for m in courses.values()))
+
+
+def conversation_place(store: LmsStore, conversation: Conversation) -> Place:
+    """Where a conversation was asked: its course, and the unit and page or second of its last question."""
+    unit_id, page, second = conversation.unit_id, None, None
+    for message in reversed(store.messages(conversation.id)):
+        if message.role != "user":
+            continue
+        meta = message.meta
+        if isinstance(meta.get("unit"), int):
+            unit_id = meta["unit"]
+        if isinstance(meta.get("page"), int):
+            page = meta["page"]
+        elif isinstance(meta.get("second"), (int, float)):
+            second = float(meta["second"])
+        break
+    return Place(conversation.course_id, unit_id, page, second)
 
 
 # A history key: 24 random bytes (192 bits) in URL-safe base64, as ``secrets.token_urlsafe(24)`` writes them.

@@ -3,28 +3,29 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import streamlit as st
 
 from citation_core.llm.config import LlmConfig
 from citation_core.material.library import CourseMaterial
-from citation_core.pipeline.trace import Trace
 
 from .chips import render_chips
 from .services import chip_context, role_models
-from .text import md_escape
+from .text import md_escape, plural
 
-OFFLINE_NOTE = "offline model: extractive, deterministic, no key; it cannot translate"
+OFFLINE_NOTE = "extractive, deterministic, no key; it cannot translate"
 
 
 def model_badges(config: LlmConfig, variant: str) -> bool:
-    """Show which model serves each role; returns True when any role runs on the offline model."""
+    """Which model serves which roles (each model named once); True when any role runs on the offline model."""
     roles = role_models(config, variant)
+    by_model: dict[str, list[str]] = {}
+    for role, (name, _) in roles.items():
+        by_model.setdefault(name, []).append(role)
     offline = any(is_off for _, is_off in roles.values())
-    lines = [f"**{role}**: `{name}`" + (" (offline)" if off else "") for role, (name, off) in roles.items()]
-    st.caption(" · ".join(lines))
+    st.caption(" · ".join(f"{', '.join(names)}: `{name}`" for name, names in by_model.items()))
     if offline:
         st.markdown(f":orange-badge[Offline model] {OFFLINE_NOTE}")
     return offline
@@ -36,46 +37,121 @@ def chips(answer: str, material: CourseMaterial, key: str,
     return render_chips(answer, ctx["units"], ctx["faqs"], key=key, on_click=on_click)
 
 
-def trace_panel(traces: dict[str, Trace]) -> None:
-    """Everything a run recorded, per pass, as is."""
-    for name, trace in traces.items():
-        data = trace.to_json()
+# How each phase output of a trace is labelled; outputs not named here show under their own name.
+OUTPUT_LABELS = {
+    "sources_json": "Sources given to the model (JSON)",
+    "prompt": "Prompt",
+    "raw_output": "Placement output (raw)",
+    "placed_answer": "Answer with the placed markers",
+    "answer": "Answer",
+    "used_sequence_numbers": "Used sequence numbers",
+    "keywords": "Keywords by sequence number",
+    "summaries": "Summaries by sequence number",
+    "retrieved": "Retrieved sources",
+    "evidence": "Evidence by sequence number",
+    "switched_to": "Switched context to unit",
+    "sources": "Sources",
+    "entries": "Entries",
+    "used": "Citations to enrich",
+    "strategy": "Keyword strategy",
+    "corrections": "Corrections",
+    "text_changed": "Answer text changed by the model",
+}
+CODE_LANGUAGE = {"sources_json": "json", "prompt": "text", "raw_output": "markdown", "placed_answer": "markdown",
+                 "answer": "markdown"}
+
+
+def _label(key: str) -> str:
+    return OUTPUT_LABELS.get(key, key.replace("_", " ").capitalize())
+
+
+def _short(value: Any) -> bool:
+    """Shown in the phase's table of values rather than on its own."""
+    if isinstance(value, str):
+        return len(value) <= 80 and "\n" not in value
+    if isinstance(value, (list, dict)):
+        return len(json.dumps(value, ensure_ascii=False)) <= 80
+    return True
+
+
+def _as_text(value: Any) -> str:
+    if value is None or value == [] or value == {}:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def _phase(phase: Mapping[str, Any]) -> None:
+    st.markdown(f"**{md_escape(phase['name'])}** · {phase['duration'] * 1000:.0f} ms · {md_escape(phase['status'])}")
+    outputs: Mapping[str, Any] = phase.get("outputs") or {}
+    small = {k: v for k, v in outputs.items() if _short(v)}
+    if small:
+        st.table({"output": [_label(k) for k in small], "value": [_as_text(v) for v in small.values()]},
+                 hide_index=True, border="horizontal")
+    for key, value in outputs.items():
+        if key in small:
+            continue
+        st.caption(md_escape(_label(key)))
+        if isinstance(value, str):
+            st.code(value, language=CODE_LANGUAGE.get(key, "text"), wrap_lines=True)
+        else:
+            st.json(value, expanded=2)
+
+
+def _calls(calls: list[Mapping[str, Any]]) -> None:
+    """One row per call (wraps inside its column), then each call's prompt and output."""
+    st.table({
+        "task": [c["task"] for c in calls],
+        "seq": ["—" if c.get("seq") is None else str(c["seq"]) for c in calls],
+        "ms": [str(round(c["duration"] * 1000)) for c in calls],
+        "tokens in → out": [f"{c['prompt_tokens']} → {c['completion_tokens']}" for c in calls],
+        "cost $": [f"{c['cost']:.6f}" for c in calls],
+        "error": [c.get("error") or "—" for c in calls],
+    }, hide_index=True, border="horizontal")
+    for c in calls:
+        seq = "" if c.get("seq") is None else f" {c['seq']}"
+        st.caption(md_escape(f"{c['task']}{seq} · {c['model_id']} ({c['model_name']}) · variant {c['variant']} · "
+                             f"started at {c['started'] * 1000:.0f} ms"))
+        st.code(c["prompt"], language="text", wrap_lines=True)
+        st.code(c["output"] or "(no output)", language="text", wrap_lines=True)
+
+
+def models_line(models: Mapping[str, str]) -> str:
+    """Which model served which roles of a run, each model named once."""
+    by_model: dict[str, list[str]] = {}
+    for role, model in models.items():
+        by_model.setdefault(model, []).append(role)
+    return " · ".join(f"{', '.join(roles)}: {model}" for model, roles in by_model.items())
+
+
+def trace_panel(traces: Mapping[str, Mapping[str, Any]], key: str) -> None:
+    """Everything a run recorded (``Trace.to_json()`` per pass): phases, model calls, settings."""
+    for name, data in traces.items():
         usage = data["usage"]
         est = " (estimated)" if usage["estimated"] else ""
-        with st.expander(f"{name} pass · {usage['calls']} calls · {usage['prompt_tokens']}+"
+        with st.expander(f"{name} pass · {plural(usage['calls'], 'call')} · {usage['prompt_tokens']}+"
                          f"{usage['completion_tokens']} tokens{est} · ${usage['cost']:.6f}", expanded=False):
-            if data["info"]:
-                st.json(data["info"], expanded=False)
             for w in data["warnings"]:
                 st.warning(md_escape(w))
             for f in data["failures"]:
                 st.error(md_escape(f"{f['kind']}: {f['message']} → {f['outcome']}"))
-            for phase in data["phases"]:
-                st.markdown(f"**{phase['name']}** · {phase['duration'] * 1000:.0f} ms · {phase['status']}")
-                outputs = phase["outputs"]
-                if "sources_json" in outputs:
-                    st.code(outputs["sources_json"], language="json")
-                if "prompt" in outputs:
-                    st.code(outputs["prompt"], language="text")
-                if "raw_output" in outputs:
-                    st.caption("placement output (raw)")
-                    st.code(outputs["raw_output"], language="markdown")
-                rest = {k: v for k, v in outputs.items() if k not in ("sources_json", "prompt", "raw_output")}
-                if rest:
-                    st.json(rest, expanded=False)
-            if data["calls"]:
-                st.markdown("**model calls**")
-                st.dataframe(
-                    [{"task": c["task"], "seq": c["seq"], "model": f"{c['model_id']} ({c['model_name']})",
-                      "variant": c["variant"], "offline": c["offline"], "start ms": round(c["started"] * 1000),
-                      "ms": round(c["duration"] * 1000), "tokens in": c["prompt_tokens"],
-                      "tokens out": c["completion_tokens"], "cost $": c["cost"], "output": c["output"][:120],
-                      "error": c["error"]} for c in data["calls"]],
-                    hide_index=True,
-                )
-                with st.popover("Prompts of every call"):
-                    for c in data["calls"]:
-                        st.caption(f"{c['task']} {c['seq'] or ''}")
-                        st.code(c["prompt"], language="text")
+            phases_tab, calls_tab, settings_tab = st.tabs(["Phases", "Model calls", "Settings"])
+            with phases_tab:
+                for phase in data["phases"]:
+                    _phase(phase)
+            with calls_tab:
+                if data["calls"]:
+                    _calls(data["calls"])
+                else:
+                    st.caption("No model call in this pass.")
+            with settings_tab:
+                if data["info"]:
+                    st.json(data["info"], expanded=True)
+                else:
+                    st.caption("No settings recorded.")
             st.download_button("Download trace (JSON)", json.dumps(data, ensure_ascii=False, indent=1),
-                               file_name=f"trace-{name}.json", mime="application/json", key=f"dl-{id(trace)}")
+                               file_name=f"trace-{name}.json", mime="application/json", key=f"dl-{key}-{name}",
+                               on_click="ignore")

@@ -10,7 +10,10 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from citation_core.contract import parse
+from citation_core.lms.render import MAX_ANSWER_CHARS
 from citation_core.lms.store import LmsStore
+from studio.keys import VIEW, W_PASTED, W_QUESTION, W_UNIT
+from studio.text import plural
 from tests.conftest import ROOT
 
 
@@ -82,9 +85,9 @@ def test_language_qa_page_flags_languages() -> None:
     assert en == 0 and "✅ ok" in verdicts[0]
     assert de > 0 and fr > 0
     # the headline of each column counts the same mismatches as its table
-    assert [s.value for s in at.success] == [f"0 mismatch(es) in {len(verdicts[0])} fields"]
-    assert [e.value for e in at.error] == [f"{de} mismatch(es) in {len(verdicts[1])} fields",
-                                           f"{fr} mismatch(es) in {len(verdicts[2])} fields"]
+    assert [s.value for s in at.success] == [f"0 mismatches in {plural(len(verdicts[0]), 'field')}"]
+    assert [e.value for e in at.error] == [f"{plural(de, 'mismatch')} in {plural(len(verdicts[1]), 'field')}",
+                                           f"{plural(fr, 'mismatch')} in {plural(len(verdicts[2]), 'field')}"]
 
 
 def test_library_page_lists_pages_with_their_number_source() -> None:
@@ -92,3 +95,38 @@ def test_library_page_lists_pages_with_their_number_source() -> None:
     text = " ".join(c.value for c in at.caption)
     assert "page 3 · printed **1** (page_labels)" in text
     assert "page 3 · printed **1** (text)" in text  # the deck that prints "N / M"
+
+
+def test_a_stored_answer_over_the_render_limit_shows_one_line_instead_of_crashing(isolated_store: Path) -> None:
+    """An answer stored before the limit existed (or by another client) is longer than the chips render."""
+    key = "Lg_-" * 8
+    long = "Merging is linear.[cite:L:101:6:::Merge:One element per step.:va1] " + "x" * MAX_ANSWER_CHARS
+    LmsStore(isolated_store).save_turn(key, None, "A long one?", long, course_id=1, unit_id=101, title="A long one?",
+                                       question_meta={"unit": 101, "page": 6, "second": None})
+    at = AppTest.from_file(str(ROOT / "pages" / "ask.py"), default_timeout=60)
+    at.query_params["history"] = key
+    at.run()
+    assert not at.exception, at.exception
+    assert [w.value for w in at.warning if "cannot be shown with its chips" in w.value]
+    assert "Slide 4 (page 6 of 17)" in captions(at)  # the conversation opened where it was asked
+
+
+def test_a_pasted_answer_over_the_limit_is_refused_before_the_pipeline_runs(isolated_store: Path) -> None:
+    at = page("ask.py")
+    at.text_area(key=W_QUESTION).input("Too long?")
+    at.text_area(key=W_PASTED).input("x" * (MAX_ANSWER_CHARS + 1))
+    next(b for b in at.button if b.label == "Ask").click().run()
+    assert not at.exception, at.exception
+    assert [e.value for e in at.error] == [f"The pasted answer has {MAX_ANSWER_CHARS + 1:,} characters, more than "
+                                           f"the limit of {MAX_ANSWER_CHARS:,}: not cited."]
+    assert LmsStore(isolated_store).conversations() == []
+
+
+def test_the_view_survives_many_changes_and_the_models_are_named_once() -> None:
+    at = page("ask.py")
+    for unit in (201, 301, 101, 201, 301):
+        at.selectbox(key=W_UNIT).select(unit).run()
+        assert at.session_state[VIEW].unit_id == unit
+    assert at.selectbox(key=W_UNIT).value == 301
+    badge = next(c.value for c in at.caption if c.value.startswith("answer writer"))
+    assert badge.count("offline-extractive-1") == 1
