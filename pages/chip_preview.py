@@ -10,6 +10,9 @@ import streamlit as st
 import studio.boot  # noqa: F401  (deep links on a fresh server)
 from citation_core.contract import PATTERN_NAMES, parse
 from studio import cached
+from studio.chip_report import chip_report
+from studio.keys import PREVIEW_CLICK
+from studio.text import plural
 from studio.widgets import chips
 
 VECTORS = Path(__file__).resolve().parents[1] / "citation_core" / "contract" / "vectors.json"
@@ -22,22 +25,50 @@ EXAMPLE = (
     "`[cite:L:101:4:::Code:Not a chip]`"
 )
 
+PARSERS = {"iris": "Iris (intermediate)", "server": "Artemis server", "client": "Artemis client",
+           "stored": "stored form (client + version)"}
+
 st.title("Chip preview")
-st.caption("Paste text with markers in any form: intermediate, final, stored, broken. The chips render exactly as "
-           "in the LMS client; the three parsers' readings are listed side by side.")
+st.caption(f"Paste text with markers in any form: intermediate, final, stored, broken. The chips render exactly as "
+           f"in the LMS client; below them, which markers became chips, what a click sends, and the "
+           f"{len(PATTERN_NAMES)} parsers' readings side by side.")
 courses = cached.courses()
 course = st.selectbox("Resolve units and FAQs against", list(courses))
 material = courses[course]
 
+
+def _remember_click(value: dict[str, object]) -> None:
+    st.session_state[PREVIEW_CLICK] = value
+
+
 text = st.text_area("Marker text", EXAMPLE, height=160, key="preview_text")
 with st.container(border=True):
-    chips(text, material, key="preview-chips")
+    chips(text, material, key="preview-chips", on_click=_remember_click)
+
+clicked = st.session_state.get(PREVIEW_CLICK)
+if isinstance(clicked, dict):
+    st.markdown("**What the last click sent to the app**")
+    st.code(json.dumps(clicked, ensure_ascii=False), language="json", wrap_lines=True)
+else:
+    st.caption("Click a chip: the value the Ask page would receive shows here. FAQ chips, and chips whose unit is "
+               "unknown or unreleased or whose slide is hidden, send nothing.")
+
+report = chip_report(text)
+made = len({r.group for r in report if r.chip})
+st.markdown(f"**Which markers became chips** · {plural(len(report), 'marker')}, {plural(made, 'chip')}")
+if report:
+    st.table({"marker": [r.marker for r in report],
+              "rendered as chip?": [f"yes · chip {r.group + 1}" if r.chip and r.group is not None else "no"
+                                    for r in report],
+              "why not": [r.why or "—" for r in report]}, hide_index=True, border="horizontal")
+else:
+    st.caption("No marker in this text.")
 
 st.subheader("What each parser reads")
 cols = st.columns(len(PATTERN_NAMES))
 for col, pattern in zip(cols, PATTERN_NAMES, strict=True):
     found = [m.to_json() for m in parse(text, pattern)]
-    col.markdown(f"**{pattern}** · {len(found)} match{'es' if len(found) != 1 else ''}")
+    col.markdown(f"**{pattern}** · {PARSERS.get(pattern, pattern)} · {plural(len(found), 'match')}")
     rows = [{k: v for k, v in m.items() if v is not None and k != "span"} | {"span": str(m["span"])}
             for m in found]
     if rows:
@@ -49,9 +80,9 @@ vector = {"name": "pasted text", "text": text,
           "expect": {p: [m.to_json() for m in parse(text, p)] for p in PATTERN_NAMES}}
 exp = st.columns(2)
 exp[0].download_button("Export this text as a test vector", json.dumps(vector, ensure_ascii=False, indent=1),
-                       file_name="vector.json", mime="application/json")
+                       file_name="vector.json", mime="application/json", on_click="ignore")
 exp[1].download_button("Download all contract vectors", VECTORS.read_text(encoding="utf-8"),
-                       file_name="vectors.json", mime="application/json")
+                       file_name="vectors.json", mime="application/json", on_click="ignore")
 
 st.subheader("Gallery of edge cases")
 st.caption("Every case of the contract test-vector file, rendered.")
