@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -30,17 +31,19 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_app(env: dict[str, str] | None = None, timeout: float = 60.0, script: Path | None = None) -> Iterator[str]:
+def running_app(env: dict[str, str] | None = None, timeout: float = 60.0, script: Path | None = None,
+                log: Path | None = None) -> Iterator[str]:
     """The app as `make run` starts it, on a free port, with extra environment (e.g. its own database).
 
-    ``script`` runs another Streamlit script the same way (the checkout is on its import path).
+    ``script`` runs another Streamlit script the same way (the checkout is on its import path);
+    ``log`` receives the server's output (stdout and stderr), e.g. to count its warnings.
     """
     port = free_port()
     cmd = [sys.executable, "-m", "streamlit", "run", str(script or ROOT / "app.py"), "--server.address", "127.0.0.1",
            "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"]
     path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
-    log = open(os.devnull, "w")  # noqa: SIM115
-    proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, "PYTHONPATH": path, **(env or {})}, stdout=log,
+    out = open(log or os.devnull, "w")  # noqa: SIM115
+    proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, "PYTHONPATH": path, **(env or {})}, stdout=out,
                             stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -62,7 +65,7 @@ def running_app(env: dict[str, str] | None = None, timeout: float = 60.0, script
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
-        log.close()
+        out.close()
 
 
 def launch(playwright: Any) -> Any:
@@ -123,3 +126,103 @@ def ask(page: Any, question: str, pasted: str | None = None) -> None:
 
 def video_time(page: Any) -> float:
     return float(page.evaluate("() => document.querySelector('video').currentTime"))
+
+
+WARNING_RE = re.compile(r"warn|deprecat|error|traceback|exception", re.IGNORECASE)
+
+
+def log_warnings(log: Path) -> list[str]:
+    """The lines of a server log that warn, or report an error or a traceback."""
+    text = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
+    return [line for line in text.splitlines() if WARNING_RE.search(line)]
+
+
+def choose(page: Any, label: str, option: str) -> None:
+    """Pick ``option`` in the select box labelled ``label`` and wait for the run it starts."""
+    page.get_by_label(label).click()
+    page.get_by_role("option", name=option, exact=True).click()
+    wait_idle(page)
+
+
+def history_of(page: Any) -> str:
+    """The history key in the page's URL."""
+    from urllib.parse import parse_qs, urlparse
+
+    return parse_qs(urlparse(page.url).query)["history"][0]
+
+
+def wait_caption(page: Any, text: str, timeout: float = 15_000) -> None:
+    """Until the viewer's caption contains ``text``."""
+    page.wait_for_function("t => document.querySelector('[data-testid=viewer-caption]')?.innerText.includes(t)",
+                           arg=text, timeout=timeout)
+
+
+# The part of an element the user can see: its box cut by the window and by every ancestor that clips
+# (shadow roots crossed), as [left, top, right, bottom]; ``rect`` is the whole box.
+VISIBLE_PART = """
+(el) => {
+  const r = el.getBoundingClientRect();
+  const box = [Math.max(r.left, 0), Math.max(r.top, 0),
+               Math.min(r.right, document.documentElement.clientWidth), Math.min(r.bottom, window.innerHeight)];
+  for (let node = el.parentNode; node; node = node.parentNode) {
+    if (node instanceof ShadowRoot) node = node.host;
+    if (node.nodeType !== 1) break;
+    const s = getComputedStyle(node);
+    const c = node.getBoundingClientRect();
+    if (s.overflowX !== "visible") { box[0] = Math.max(box[0], c.left); box[2] = Math.min(box[2], c.right); }
+    if (s.overflowY !== "visible") { box[1] = Math.max(box[1], c.top); box[3] = Math.min(box[3], c.bottom); }
+  }
+  return {rect: [r.left, r.top, r.right, r.bottom], visible: box};
+}
+"""
+
+
+def clipped_by(page: Any, locator: Any) -> list[float]:
+    """How many pixels of ``locator``'s box are hidden on each side (left, top, right, bottom); all 0 when whole."""
+    part = locator.evaluate(VISIBLE_PART)
+    rect, vis = part["rect"], part["visible"]
+    return [round(max(0.0, vis[0] - rect[0]), 1), round(max(0.0, vis[1] - rect[1]), 1),
+            round(max(0.0, rect[2] - vis[2]), 1), round(max(0.0, rect[3] - vis[3]), 1)]
+
+
+# The text colour of an element and the colour behind it, both as the user sees them ([r, g, b], 0-255):
+# every colour goes through a canvas (so color-mix, color(srgb ...) and alpha all resolve), and the
+# backgrounds of the element and its ancestors (shadow roots crossed) are stacked down to an opaque one.
+SEEN_COLOURS = """
+(el) => {
+  const ctx = document.createElement("canvas").getContext("2d", {willReadFrequently: true});
+  const rgba = (c) => {
+    ctx.clearRect(0, 0, 1, 1); ctx.fillStyle = "rgba(0,0,0,0)"; ctx.fillStyle = c; ctx.fillRect(0, 0, 1, 1);
+    const d = ctx.getImageData(0, 0, 1, 1).data; return [d[0], d[1], d[2], d[3] / 255];
+  };
+  const layers = [];
+  for (let node = el; node; node = node.parentNode) {
+    if (node instanceof ShadowRoot) node = node.host;
+    if (node.nodeType !== 1) break;
+    const c = rgba(getComputedStyle(node).backgroundColor);
+    if (c[3] > 0) layers.push(c);
+    if (c[3] >= 1) break;
+  }
+  const over = ([r, g, b, a], under) => [r * a + under[0] * (1 - a), g * a + under[1] * (1 - a),
+                                         b * a + under[2] * (1 - a)];
+  let bg = [255, 255, 255];
+  for (const layer of layers.reverse()) bg = over(layer, bg);
+  return {fg: over(rgba(getComputedStyle(el).color), bg), bg};
+}
+"""
+
+
+def luminance(rgb: list[float]) -> float:
+    def channel(c: float) -> float:
+        c = c / 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(c) for c in rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(locator: Any) -> tuple[float, float]:
+    """The WCAG contrast ratio of an element's text against what is behind it, and that background's luminance."""
+    seen = locator.evaluate(SEEN_COLOURS)
+    fg, bg = luminance(seen["fg"]), luminance(seen["bg"])
+    return round((max(fg, bg) + 0.05) / (min(fg, bg) + 0.05), 2), round(bg, 3)

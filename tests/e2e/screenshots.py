@@ -13,6 +13,7 @@ viewport screenshots:
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -21,6 +22,7 @@ from typing import Any
 from .harness import CHROMIUM, ROOT, ask, go_to_page, launch, open_ask, running_app, wait_idle
 
 VIEWPORT = {"width": 1280, "height": 800}
+MISMATCHES = re.compile(r"^\d+ mismatch(es)? in ")
 QUESTION = "How does the merge procedure combine two sorted halves?"
 
 
@@ -95,10 +97,10 @@ def shot_chip_preview(page: Any, url: str, out: Path) -> None:
 def shot_language_qa(page: Any, url: str, out: Path) -> None:
     nav(page, url, "Language QA", "Languages")
     page.get_by_role("button", name="Run").click()
-    page.get_by_text("mismatch(es) in").nth(2).wait_for(timeout=120_000)
+    page.get_by_text(MISMATCHES).nth(2).wait_for(timeout=120_000)
     settle(page, 800)
     # the three columns from their headings down; cut between paragraphs, not through a line of text
-    scroll_main_to(page, page.get_by_text("mismatch(es) in").first, offset=150)
+    scroll_main_to(page, page.get_by_text(MISMATCHES).first, offset=150)
     page.screenshot(path=str(out / "language_qa.png"), clip={"x": 0, "y": 0, "width": VIEWPORT["width"],
                                                              "height": text_gap_above(page, VIEWPORT["height"])})
 
