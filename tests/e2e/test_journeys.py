@@ -139,6 +139,11 @@ def in_view(page: Any, locator: Any) -> bool:
         and box["x"] + box["width"] <= size["width"]
 
 
+def header_bottom(page: Any) -> float:
+    box = page.locator("[data-testid=stHeader]").bounding_box()
+    return float(box["y"] + box["height"]) if box else 0.0
+
+
 def toast(page: Any, text: str) -> Any:
     found = page.locator("[data-testid=stToast]").filter(has_text=text).first
     found.wait_for(state="visible", timeout=10_000)
@@ -421,6 +426,20 @@ def test_chip_preview_caps_tooltips_keeps_them_inside_and_says_what_became_a_chi
     assert boxes[rightmost]["x"] + boxes[rightmost]["width"] > 700
     tip = hover_tip(page, chips.nth(rightmost))
     assert clipped_by(page, tip) == [0, 0, 0, 0]
+    away(page)
+
+    # a chip a little below the top bar, with room for its card above it only if the bar were not
+    # there: the card opens below the chip rather than under the bar
+    first = chips.nth(0)
+    page.mouse.move(400, 780)
+    for _ in range(80):
+        if first.bounding_box()["y"] < header_bottom(page) + 180:
+            break
+        page.mouse.wheel(0, 20)
+        page.wait_for_timeout(50)
+    assert header_bottom(page) + 120 < first.bounding_box()["y"] < header_bottom(page) + 180
+    tip = hover_tip(page, first)
+    assert tip.bounding_box()["y"] >= header_bottom(page) - 1
     away(page)
 
     page.get_by_text("Which markers became chips", exact=True).wait_for()

@@ -409,9 +409,9 @@ function clamp(value, low, high) {
 }
 
 /**
- * Puts the tooltip above the chip (below when there is no room above), centred on the chip: inside
- * the answer's width where it fits, and always inside the window (an answer narrower than the card,
- * e.g. a chat column at 800 px, lets the card reach out to its left).
+ * Puts the tooltip above the chip (below when there is no room above it, under the app's top bar),
+ * centred on the chip: inside the answer's width where it fits, and always inside the window (an
+ * answer narrower than the card, e.g. a chat column at 800 px, lets the card reach out to its left).
  */
 function placeTip(root, wrap, button, tip) {
   if (!button || !tip) return;
@@ -429,7 +429,15 @@ function placeTip(root, wrap, button, tip) {
   tip.style.left = `${Math.round(left - wrapRect.left)}px`;
   const arrowX = chipRect.left + chipRect.width / 2 - left;
   tip.style.setProperty("--cite-arrow-x", `${Math.round(Math.min(Math.max(arrowX, 14), tipRect.width - 14))}px`);
-  if (chipRect.top - tipRect.height - 12 < 0) tip.classList.add("is-below");
+  if (chipRect.top - tipRect.height - 12 < topEdge()) tip.classList.add("is-below");
+}
+
+/** The top of the visible page: below the app's fixed top bar when there is one (Streamlit's header). */
+function topEdge() {
+  const bar = document.querySelector('[data-testid="stHeader"]');
+  if (!bar) return 0;
+  const rect = bar.getBoundingClientRect();
+  return rect.height > 0 && rect.top <= 0 ? Math.max(0, rect.bottom) : 0;
 }
 
 /** Streamlit components v2 entry point. */
