@@ -7,7 +7,9 @@ viewport screenshots:
 * ``ask.png``: Ask on slide page 6 of unit 101 after a question, a slide chip hovered (tooltip open);
 * ``chip_preview.png``: Chip preview with its example text rendered as chips;
 * ``language_qa.png``: Language QA after Run with the default languages en, de, fr;
-* ``library.png``: Library with the first unit's deck thumbnails.
+* ``library.png``: Library with the first unit's deck thumbnails;
+* ``ask_dark.png``: Ask in Streamlit's dark theme in an 800x800 window, after three questions, a
+  chip of the last answer hovered.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import argparse
 import re
 import sys
 import tempfile
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -89,8 +92,14 @@ def shot_chip_preview(page: Any, url: str, out: Path) -> None:
     nav(page, url, "Chip preview", "What each parser reads")
     page.locator("button.cite-chip").first.wait_for(timeout=30_000)
     settle(page, 800)
-    # from the course picker to the bottom of the parsers' tables (the page title is in the top bar)
-    scroll_main_to(page, page.get_by_text("Resolve units and FAQs against"), offset=64)
+    page.locator("button.cite-chip").first.click()  # the click value shows below the chips
+    page.get_by_text("What the last click sent to the app").wait_for(timeout=30_000)
+    settle(page, 600)
+    # from the marker text down to the table of which markers became chips, a group's tooltip open
+    scroll_main_to(page, page.get_by_text("Marker text", exact=True), offset=64)
+    page.locator("button.cite-chip").nth(1).hover()
+    page.locator(".cite-tip").filter(visible=True).first.wait_for(timeout=5_000)
+    page.wait_for_timeout(400)
     page.screenshot(path=str(out / "chip_preview.png"))
 
 
@@ -101,6 +110,7 @@ def shot_language_qa(page: Any, url: str, out: Path) -> None:
     settle(page, 800)
     # the three columns from their headings down; cut between paragraphs, not through a line of text
     scroll_main_to(page, page.get_by_text(MISMATCHES).first, offset=150)
+    page.mouse.move(0, 0)  # no table toolbar
     page.screenshot(path=str(out / "language_qa.png"), clip={"x": 0, "y": 0, "width": VIEWPORT["width"],
                                                              "height": text_gap_above(page, VIEWPORT["height"])})
 
@@ -116,8 +126,25 @@ def shot_library(page: Any, url: str, out: Path) -> None:
     page.screenshot(path=str(out / "library.png"), clip={"x": 0, "y": 0, "width": VIEWPORT["width"], "height": height})
 
 
-SHOTS = {"ask": shot_ask, "chip_preview": shot_chip_preview, "language_qa": shot_language_qa,
-         "library": shot_library}
+def shot_ask_dark(page: Any, url: str, out: Path) -> None:
+    open_ask(page, url)
+    go_to_page(page, 6)
+    for question in (QUESTION, "What does the master theorem say?", "How deep is the recursion tree?"):
+        ask(page, question)
+    settle(page, 1000)
+    chip = page.locator("[data-testid=stChatMessage]").last.locator("button.cite-chip").first
+    chip.scroll_into_view_if_needed()
+    page.mouse.wheel(0, 120)
+    chip.hover()
+    page.locator(".cite-tip").filter(visible=True).first.wait_for(timeout=5_000)
+    page.wait_for_timeout(400)
+    page.screenshot(path=str(out / "ask_dark.png"))
+
+
+# name: (take it, theme, window)
+SHOTS = {"ask": (shot_ask, "light", VIEWPORT), "chip_preview": (shot_chip_preview, "light", VIEWPORT),
+         "language_qa": (shot_language_qa, "light", VIEWPORT), "library": (shot_library, "light", VIEWPORT),
+         "ask_dark": (shot_ask_dark, "dark", {"width": 800, "height": 800})}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -132,15 +159,19 @@ def main(argv: list[str] | None = None) -> int:
 
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp, running_app({"CITATION_STUDIO_DB": str(Path(tmp) / "lms.sqlite3")}) \
-            as url, sync_playwright() as pw:
+    with tempfile.TemporaryDirectory() as tmp, ExitStack() as servers, sync_playwright() as pw:
+        urls: dict[str, str] = {}
         browser = launch(pw)
         for name in args.only or list(SHOTS):
-            ctx = browser.new_context(viewport=VIEWPORT)
+            take, theme, viewport = SHOTS[name]
+            if theme not in urls:  # one server per theme, on the same database
+                env = {"CITATION_STUDIO_DB": str(Path(tmp) / "lms.sqlite3"), "STREAMLIT_THEME_BASE": theme}
+                urls[theme] = servers.enter_context(running_app(env))
+            ctx = browser.new_context(viewport=viewport)
             page = ctx.new_page()
             errors: list[str] = []
             page.on("pageerror", lambda e, errs=errors: errs.append(str(e)))
-            SHOTS[name](page, url, out)
+            take(page, urls[theme], out)
             ctx.close()
             png = out / f"{name}.png"
             print(f"{png} · {png.stat().st_size // 1024} KB" + (f" · page errors: {errors}" if errors else ""))
