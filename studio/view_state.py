@@ -285,7 +285,8 @@ def apply_click(state: ViewState, catalog: Catalog, click: Mapping[str, Any]) ->
     The same click value (nonce) applied twice changes nothing; a new click on the same target
     moves the viewer again (a video seeks again). A unit that is not in the open course never
     moves the viewer. ``kind`` "unit" opens the unit at its start: ``reason`` "changed" warns
-    (the material changed since the answer), "gone" is an error (the deck or video no longer exists).
+    (the material changed since the answer), "gone" is an error (the deck or video no longer exists;
+    ``cited`` says which).
     """
     nonce = click.get("nonce")
     if nonce is not None and nonce == state.last_click:
@@ -315,7 +316,7 @@ def apply_click(state: ViewState, catalog: Catalog, click: Mapping[str, Any]) ->
             return with_notice(opened, "warning", f"This source changed since the answer was written: opened "
                                f"{_unit_label(unit)} at its start, not at the cited position.")
         if reason == "gone":
-            return _gone(state, course, unit, "source")
+            return _gone(state, course, unit, str(click.get("cited") or "source"))
         return opened
     return state
 

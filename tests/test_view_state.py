@@ -133,9 +133,10 @@ def test_changed_warns_and_opens_the_unit_only() -> None:
 
 def test_gone_is_an_error_and_opens_the_unit_only() -> None:
     s = vs.select_page(start(), CATALOG, 9)
-    after = vs.apply_click(s, CATALOG, click(kind="unit", unitId="301", stale=False, reason="gone"))
+    after = vs.apply_click(s, CATALOG, click(kind="unit", unitId="301", stale=False, reason="gone", cited="video"))
     assert (after.unit_id, after.mode, after.page) == (301, "slides", 1)
-    assert after.notice is not None and after.notice.level == "error" and "no longer exists" in after.notice.text
+    assert after.notice == vs.Notice("error", "The cited video of “Binäre Suchbäume” no longer exists: opened the "
+                                              "unit at its start.")
     # the app checks too: a page the deck does not have, a video the unit does not have
     beyond = vs.apply_click(s, CATALOG, click(kind="slide", unitId="201", page=40))
     assert (beyond.unit_id, beyond.page) == (201, 1) and beyond.notice and beyond.notice.level == "error"

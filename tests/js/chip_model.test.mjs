@@ -199,16 +199,16 @@ test("clickValue: a video sends its start and end", () => {
 });
 
 test("clickValue: a changed chip (stored version differs) opens the unit and says why", () => {
-  assert.deepEqual(M.clickValue(item(STALE), "n"), { kind: "unit", unitId: "12", stale: true, reason: "changed", nonce: "n" });
+  assert.deepEqual(M.clickValue(item(STALE), "n"), { kind: "unit", unitId: "12", stale: true, reason: "changed", cited: "slide", nonce: "n" });
   assert.deepEqual(item(STALE).note, { level: "warning", text: STALE_TEXT });
 });
 
 test("clickValue: a gone deck, video or slide opens the unit with an error; no position opens the unit", () => {
-  const gone = { kind: "unit", unitId: "12", stale: false, reason: "gone", nonce: "n" };
-  assert.deepEqual(M.clickValue(item(UNIT), "n"), { ...gone, reason: "position" });
+  const gone = { kind: "unit", unitId: "12", stale: false, reason: "gone", cited: "slide", nonce: "n" };
+  assert.deepEqual(M.clickValue(item(UNIT), "n"), { ...gone, reason: "position", cited: "source" });
   const bare = { 12: { ...UNITS[12], hasDeck: false, hasVideo: false } };
   assert.deepEqual(M.clickValue(item(SLIDE, bare), "n"), gone);
-  assert.deepEqual(M.clickValue(item(VIDEO, bare), "n"), gone);
+  assert.deepEqual(M.clickValue(item(VIDEO, bare), "n"), { ...gone, cited: "video" });
   assert.equal(item(SLIDE, bare).unavailable, true);
   assert.equal(item(SLIDE, bare).status, "gone");
   assert.deepEqual(item(SLIDE, bare).note, { level: "error", text: "The cited deck no longer exists: a click opens the unit" });

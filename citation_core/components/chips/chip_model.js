@@ -238,14 +238,14 @@ function opensUnit(item) {
 /**
  * The click value for one member with the given nonce, or null when the chip is not clickable.
  * A click that opens the unit says why: ``reason`` "changed", "gone" or "position" (no position
- * cited); ``stale`` is true for "changed".
+ * cited); ``stale`` is true for "changed"; ``cited`` is the chip's kind ("slide", "video", "source").
  */
 function clickValue(item, nonce) {
   if (!isClickable(item)) return null;
   const unitId = item.marker.entity_id;
   if (opensUnit(item)) {
     const reason = item.status === "current" ? "position" : item.status;
-    return { kind: "unit", unitId, stale: item.stale, reason, nonce };
+    return { kind: "unit", unitId, stale: item.stale, reason, cited: item.kind, nonce };
   }
   if (item.kind === "slide") return { kind: "slide", unitId, page: item.page, nonce };
   return { kind: "video", unitId, start: item.start, end: item.end, nonce };

@@ -16,9 +16,10 @@
  * Click contract (trigger "click"):
  *   slide  {kind: "slide", unitId, page, nonce}
  *   video  {kind: "video", unitId, start, end, nonce}
- *   unit   {kind: "unit", unitId, stale, reason, nonce}   opens the unit without a position:
+ *   unit   {kind: "unit", unitId, stale, reason, cited, nonce}   opens the unit without a position:
  *          reason "changed" (stored version differs, stale: true), "gone" (the unit has no deck or
- *          video any more, or not that slide) or "position" (a lecture citation without one)
+ *          video any more, or not that slide) or "position" (a lecture citation without one);
+ *          cited: the chip's kind ("slide", "video" or "source")
  *   FAQ chips send nothing, nor do chips whose unit is not in `units`, is not released
  *   (`released: false`) or whose slide is hidden (`hiddenPages`); their tooltip says why.
  * The answer HTML is the only innerHTML; every other text goes through textContent.
