@@ -74,7 +74,7 @@ def test_the_ask_page_shows_the_history_of_a_well_formed_key_only(store: LmsStor
 
     at = ask_page(mine)
     assert at.session_state["session_id"] == mine
-    assert history_labels(at) == ["History (1 conversations)"]
+    assert history_labels(at) == ["History (1 conversation)"]
     assert [b.label for b in at.button if b.key and b.key.startswith("conv-")][0].startswith("Mine?")
 
     at = ask_page("ä" * 32)  # accepted by the old check (32 characters, all alphanumeric)
