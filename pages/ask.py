@@ -49,6 +49,7 @@ from studio.services import (
     conversation_place,
     history_key,
     store_answer,
+    turns_so_far,
 )
 from studio.text import md_escape, plural
 from studio.widgets import chips, model_badges, models_line, trace_panel
@@ -272,7 +273,7 @@ with chat_col:
                     status.write("✍️ writing the answer")
                     result: ChatResult = chat_pipeline(config, material)(
                         question, position, language=state.language, variant=state.variant,
-                        pasted_answer=pasted or None, progress=progress)
+                        pasted_answer=pasted or None, progress=progress, history=turns_so_far(messages))
                 except CitationStudioError as exc:
                     status.update(label="Failed", state="error")
                     st.error(md_escape(exc))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from citation_core.errors import InputError
 from citation_core.llm.config import CHAT_PIPELINE, CITATION_PIPELINE, KeywordStrategy, LlmConfig
 from citation_core.lms.render import MAX_ANSWER_CHARS
 from citation_core.lms.resolve import faq_table, unit_table
-from citation_core.lms.store import Conversation, LmsStore
+from citation_core.lms.store import Conversation, LmsStore, Message
 from citation_core.lms.versions import stamp_versions
 from citation_core.material.library import CourseMaterial
 from citation_core.material.models import MaterialVersions
@@ -135,6 +136,19 @@ def history_key(given: str | None) -> str:
     if given is not None and HISTORY_KEY_RE.fullmatch(given):
         return given
     return secrets.token_urlsafe(24)
+
+
+def turns_so_far(messages: Sequence[Message]) -> list[tuple[str, str]]:
+    """The conversation so far as (question, answer) pairs, oldest first, for a follow-up question."""
+    turns: list[tuple[str, str]] = []
+    question: str | None = None
+    for m in messages:
+        if m.role == "user":
+            question = m.content
+        elif question is not None:
+            turns.append((question, m.content))
+            question = None
+    return turns
 
 
 def chat_pipeline(config: LlmConfig, material: CourseMaterial,

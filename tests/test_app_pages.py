@@ -130,3 +130,13 @@ def test_the_view_survives_many_changes_and_the_models_are_named_once() -> None:
     assert at.selectbox(key=W_UNIT).value == 301
     badge = next(c.value for c in at.caption if c.value.startswith("answer writer"))
     assert badge.count("offline-extractive-1") == 1
+
+
+def test_a_follow_up_gets_the_conversation_so_far() -> None:
+    from citation_core.lms.store import Message
+    from studio.services import turns_so_far
+
+    msgs = [Message(1, 1, "user", "How does merging work?", {}, 0.0),
+            Message(2, 1, "assistant", "It compares the heads.[cite:L:101:6:::Merge:x]", {}, 0.0),
+            Message(3, 1, "user", "And the second case?", {}, 0.0)]
+    assert turns_so_far(msgs) == [("How does merging work?", "It compares the heads.[cite:L:101:6:::Merge:x]")]
