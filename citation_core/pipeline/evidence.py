@@ -14,12 +14,12 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..sources import FaqSource, PageChunk, Source
-from ..textutil import sentences, stems
+from ..textutil import Sentence, sentences, stems
 
 Verdict = Literal["supported", "partial", "unsupported"]
 SUPPORTED = 0.5  # share of the sentence's terms the evidence holds
@@ -149,9 +149,10 @@ def judge_support(sentence: str, evidence: Evidence | None, source: Source,
     return Support("unsupported", score, reason)
 
 
-def sentence_before(answer: str, offset: int) -> str:
-    """The answer sentence a marker at ``offset`` stands behind (markers of its group aside)."""
-    before = [s for s in sentences(answer) if s.start < offset]
+def sentence_before(answer: str, offset: int, parts: Sequence[Sentence] | None = None) -> str:
+    """The answer sentence a marker at ``offset`` stands behind (markers of its group aside). ``parts``:
+    ``sentences(answer)`` when the caller asks for several offsets of one answer."""
+    before = [s for s in (sentences(answer) if parts is None else parts) if s.start < offset]
     return before[-1].text if before else answer[:offset].strip()
 
 

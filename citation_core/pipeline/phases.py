@@ -22,6 +22,7 @@ from typing import Any, Literal
 from ..errors import PlacementError
 from ..llm.config import KeywordStrategy
 from ..sources import FaqSource, Source
+from ..textutil import sentences
 from . import enrich as enrich_mod
 from .evidence import Evidence, Support, find_evidence, judge_support, sentence_before, term_weights
 from .judge import ModelJudge
@@ -141,10 +142,11 @@ def rewrite(run: PassRun) -> dict[str, Any]:
 def evidence(run: PassRun) -> dict[str, Any]:
     entries = run.serialized.by_seq()
     weight = term_weights(e.source for e in run.serialized.entries)
+    parts = sentences(run.answer)  # once per answer, not once per marker
     for ins in run.placement.insertions:
         if ins.seq in run.evidence:
             continue
-        sentence = sentence_before(run.answer, ins.offset)
+        sentence = sentence_before(run.answer, ins.offset, parts)
         source = entries[ins.seq].source
         found = find_evidence(sentence, source, weight)
         verdict = judge_support(sentence, found, source, weight)
