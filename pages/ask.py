@@ -36,6 +36,7 @@ from studio.keys import (
     W_LANGUAGE,
     W_MODE,
     W_PASTED,
+    W_PREVIEW,
     W_QUESTION,
     W_SECOND,
     W_SLIDE,
@@ -86,8 +87,13 @@ def _courses_by_id() -> dict[int, CourseMaterial]:
     return {m.course.id: m for m in cached.courses().values()}
 
 
+def _preview() -> bool:
+    """Instructor preview: from the view state, or on a fresh load from the URL."""
+    return ss[VIEW].preview if VIEW in ss else vs.preview_param(st.query_params.to_dict())
+
+
 def _catalog() -> vs.Catalog:
-    return catalog_of(cached.courses())
+    return catalog_of(cached.courses(), _preview())
 
 
 def _find(conversation_id: int) -> vs.Place | None:
@@ -134,22 +140,36 @@ for name, value in wanted.items():
         st.query_params[name] = value
 
 by_id = _courses_by_id()
-material = by_id[state.course_id]
+# what students see, or with the instructor preview every unit (hidden pages stay hidden either way):
+# the pickers, retrieval and the chips all read this one material
+material = by_id[state.course_id].preview(state.preview)
 um = material.unit(state.unit_id)
 st.html(VIEWER_CSS)
 
 # --- what is open ---------------------------------------------------------------------------------
-top = st.columns([2, 3, 2], vertical_alignment="bottom")
+top = st.columns([2, 3, 2, 2], vertical_alignment="bottom")
 ss[W_COURSE] = state.course_id
 top[0].selectbox("Course", [c.id for c in catalog.courses], key=W_COURSE,
                  format_func=lambda cid: f"{by_id[cid].course.name} (id {cid})",
                  on_change=lambda: _apply(vs.select_course, ss[W_COURSE]))
 ss[W_UNIT] = state.unit_id
-top[1].selectbox("Lecture unit", list(material.units), key=W_UNIT,
-                 format_func=lambda uid: f"{material.units[uid].unit.lecture_name} › {material.units[uid].unit.name}",
+open_course = catalog.course(state.course_id)
+unit_choices = open_course.units if open_course is not None else ()
+top[1].selectbox("Lecture unit", [u.id for u in unit_choices], key=W_UNIT,
+                 format_func=lambda uid: f"{material.units[uid].unit.lecture_name} › {material.units[uid].unit.name}"
+                 + (f" ({by_id[state.course_id].withheld[uid].withheld})" if uid in by_id[state.course_id].withheld
+                    else ""),
                  on_change=lambda: _apply(vs.select_unit, ss[W_UNIT]))
 unit_info = catalog.unit(state.course_id, state.unit_id)
-modes = unit_info.modes if unit_info else ()
+assert unit_info is not None  # the state is normalised against this catalog
+modes = unit_info.modes
+withheld = len(by_id[state.course_id].withheld)
+ss[W_PREVIEW] = state.preview
+top[3].toggle("Instructor preview", key=W_PREVIEW,
+              help=(f"Also offer the {plural(withheld, 'unit')} of this course that students do not see yet "
+                    "(not released). Hidden slides stay hidden.") if withheld else
+              "Also offer units that students do not see yet (not released); this course has none.",
+              on_change=lambda: _set(vs.set_preview, ss[W_PREVIEW]))
 if modes:
     ss[W_MODE] = state.mode
     top[2].segmented_control("View", list(modes), key=W_MODE, required=True, format_func=str.capitalize,
@@ -165,19 +185,20 @@ with viewer_col, st.container(key="viewer"):
         st.toast(md_escape(state.notice.text), icon="⚠️" if state.notice.level != "info" else "ℹ️")
         ss[VIEW] = vs.clear_notice(state)
     st.subheader(md_escape(um.unit.name))
-    if state.mode == "slides" and um.deck is not None:
+    if state.mode == "slides" and um.deck is not None and unit_info.visible_pages:
         deck = um.deck
         ss[W_SLIDE] = state.page
-        st.selectbox("Slide", list(range(1, len(deck.pages) + 1)), key=W_SLIDE, label_visibility="collapsed",
+        st.selectbox("Slide", list(unit_info.visible_pages), key=W_SLIDE, label_visibility="collapsed",
                      format_func=lambda p: f"{um.caption(p)} · {deck.page(p).title[:40]}",
                      on_change=lambda: _apply(vs.select_page, ss[W_SLIDE]))
         st.image(cached.deck_png(deck.path, state.page), width="stretch")
         nav = st.columns([1, 4, 1], vertical_alignment="center")
-        nav[0].button("◀", key="prev", disabled=state.page <= 1, width="stretch", help="Previous slide",
+        visible = unit_info.visible_pages
+        nav[0].button("◀", key="prev", disabled=state.page <= visible[0], width="stretch", help="Previous slide",
                       on_click=_apply, args=(vs.step_page, -1))
         nav[1].markdown(f"<div data-testid='viewer-caption' style='text-align:center;font-weight:600'>"
                         f"{html.escape(um.caption(state.page))}</div>", unsafe_allow_html=True)
-        nav[2].button("▶", key="next", disabled=state.page >= len(deck.pages), width="stretch", help="Next slide",
+        nav[2].button("▶", key="next", disabled=state.page >= visible[-1], width="stretch", help="Next slide",
                       on_click=_apply, args=(vs.step_page, 1))
     elif state.mode == "video" and um.unit.video is not None:
         # Streamlit seeks only when a player mounts or its start second changes: every jump mounts a

@@ -11,7 +11,7 @@ from citation_core.lms.store import LmsStore
 from citation_core.material.deck import render_page_png
 from citation_core.material.library import CourseMaterial, load_material
 
-from .services import course_roots, manifest_stamp
+from .services import course_roots, manifest_stamp, material_now
 from .settings import Settings, load_settings
 
 
@@ -26,13 +26,15 @@ def settings() -> Settings:
 
 
 @st.cache_resource(show_spinner="Loading lecture material…")
-def _material(root: str, stamp: float) -> CourseMaterial:
+def _material(root: str, stamp: float, release_epoch: str) -> CourseMaterial:
     return load_material(Path(root))
 
 
 def material(root: Path) -> CourseMaterial:
-    """The course at ``root``; reloaded when its manifest changes (an upload bumps it)."""
-    return _material(str(root), manifest_stamp(root))
+    """The course at ``root``; reloaded when its manifest changes (an upload bumps it) and when a unit's
+    release date has passed since it was loaded."""
+    stamp = manifest_stamp(root)
+    return material_now(lambda epoch: _material(str(root), stamp, epoch))
 
 
 def courses() -> dict[str, CourseMaterial]:

@@ -25,6 +25,7 @@ W_VARIANT = "w_variant"
 W_ANSWER_VIEW = "w_answer_view"  # "Sources list" / "Trace" / "Raw answer"
 W_QUESTION = "w_question"
 W_PASTED = "w_pasted"
+W_PREVIEW = "w_preview"  # instructor preview: units not released yet are offered too
 
 # Chip preview: the last click value the chips sent
 PREVIEW_CLICK = "preview_click"

@@ -5,9 +5,10 @@ Nothing here is per session; everything per session lives in Streamlit's session
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from citation_core.lms.render import MAX_ANSWER_CHARS
 from citation_core.lms.resolve import faq_table, unit_table
 from citation_core.lms.store import Conversation, LmsStore, Message
 from citation_core.lms.versions import stamp_versions
-from citation_core.material.library import CourseMaterial
+from citation_core.material.library import CourseMaterial, as_datetime
 from citation_core.material.models import MaterialVersions
 
 from .settings import Settings
@@ -37,6 +38,23 @@ def course_roots(settings: Settings) -> list[Path]:
 def manifest_stamp(root: Path) -> float:
     """Changes whenever the course manifest is rewritten (e.g. after an upload)."""
     return (root / "course.yml").stat().st_mtime_ns / 1e9
+
+
+def material_now(load: Callable[[str], CourseMaterial], now: dt.datetime | None = None) -> CourseMaterial:
+    """The course as students see it at ``now``: ``load(epoch)`` loads it for a release epoch (a cache key).
+
+    A cached course would keep a unit withheld after its release date passed; the epoch names the last
+    release date already passed, so the first request after a release loads the course again (at most
+    twice per request: the second load releases everything due by now).
+    """
+    now = now or dt.datetime.now()
+    epoch = ""
+    while True:
+        material = load(epoch)
+        due = material.next_release
+        if due is None or as_datetime(due) > now:
+            return material
+        epoch = as_datetime(due).isoformat()
 
 
 def role_models(config: LlmConfig, variant: str) -> dict[str, tuple[str, bool]]:
@@ -98,12 +116,15 @@ def answer_views(result: ChatResult) -> dict[str, Any]:
             "switched_to": result.switched_to}
 
 
-def catalog_of(courses: dict[str, CourseMaterial]) -> Catalog:
-    """The courses and units that exist, for the view state (studio/view_state.py)."""
+def catalog_of(courses: dict[str, CourseMaterial], preview: bool = False) -> Catalog:
+    """The courses and units that can be opened, for the view state (studio/view_state.py): released units,
+    or with ``preview`` (an instructor) every unit; hidden pages are listed so that they are never opened."""
     return Catalog(tuple(
         CourseInfo(m.course.id, m.course.name, tuple(
-            UnitInfo(uid, um.unit.name, len(um.deck.pages) if um.deck is not None else 0, um.unit.video is not None)
-            for uid, um in m.units.items()))
+            UnitInfo(um.unit.id, um.unit.name, len(um.deck.pages) if um.deck is not None else 0,
+                     um.unit.video is not None, frozenset(um.unit.hidden_pages))
+            for um in m.visible_units(preview)),
+            withheld=() if preview else tuple((uid, um.withheld or "not released") for uid, um in m.withheld.items()))
         for m in courses.values()))
 
 

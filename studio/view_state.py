@@ -10,7 +10,8 @@ Invariants after every transition:
 
 * ``course_id`` is a course of the catalog and ``unit_id`` a unit of that course;
 * ``mode`` is a view the unit has ("slides" needs a deck, "video" a video), unless it has neither;
-* ``1 <= page <= pages`` of the unit's deck, ``second >= 0``;
+* ``1 <= page <= pages`` of the unit's deck and never a page the instructor hid, ``second >= 0``;
+* without ``preview`` only released units are open (an instructor preview opens every unit);
 * an open conversation belongs to the open course, so its chips resolve against that course's
   units and a chip only ever moves the viewer inside its own unit.
 """
@@ -33,10 +34,16 @@ class UnitInfo:
     name: str
     pages: int = 0  # pages of the deck, 0 without a deck
     has_video: bool = False
+    hidden: frozenset[int] = frozenset()  # deck pages the instructor hid (never opened)
+
+    @property
+    def visible_pages(self) -> tuple[int, ...]:
+        return tuple(p for p in range(1, self.pages + 1) if p not in self.hidden)
 
     @property
     def modes(self) -> tuple[Mode, ...]:
-        return (("slides",) if self.pages else ()) + (("video",) if self.has_video else ())  # type: ignore[return-value]
+        slides = bool(self.visible_pages)
+        return (("slides",) if slides else ()) + (("video",) if self.has_video else ())  # type: ignore[return-value]
 
     def default_mode(self) -> Mode:
         return self.modes[0] if self.modes else "slides"
@@ -47,9 +54,13 @@ class CourseInfo:
     id: int
     name: str
     units: tuple[UnitInfo, ...]
+    withheld: tuple[tuple[int, str], ...] = ()  # (unit id, why students do not see it) of units left out
 
     def unit(self, unit_id: int) -> UnitInfo | None:
         return next((u for u in self.units if u.id == unit_id), None)
+
+    def withheld_reason(self, unit_id: int) -> str | None:
+        return next((why for uid, why in self.withheld if uid == unit_id), None)
 
 
 @dataclass(frozen=True)
@@ -97,6 +108,7 @@ class ViewState:
     play: bool = False  # start the video playing (a video chip was clicked)
     seek: int = 0  # counts the jumps of the video, so the same second clicked again seeks again
     last_click: str | None = None  # nonce of the last chip click applied
+    preview: bool = False  # instructor preview: units not released yet are offered too
     notice: Notice | None = field(default=None, compare=False)
 
 
@@ -121,7 +133,14 @@ def _at_unit(state: ViewState, course: CourseInfo, unit: UnitInfo, **changes: An
 
 
 def _clamp_page(unit: UnitInfo, page: int) -> int:
-    return max(1, min(int(page), max(unit.pages, 1)))
+    """``page`` inside the deck; a hidden page gives the nearest visible one (the following one first)."""
+    page = max(1, min(int(page), max(unit.pages, 1)))
+    if page not in unit.hidden:
+        return page
+    visible = unit.visible_pages
+    if not visible:
+        return 1
+    return min(visible, key=lambda p: (abs(p - page), p < page))
 
 
 def _second(value: object) -> float:
@@ -181,7 +200,7 @@ def normalize(state: ViewState, catalog: Catalog) -> ViewState:
     unit = course.unit(state.unit_id)
     if unit is None:
         return with_notice(_at_unit(state, course, _first_unit(course)), "warning",
-                           f"Unit {state.unit_id} is no longer in this course: opened its first unit.")
+                           f"{_missing_unit(course, state.unit_id)}: opened its first unit.")
     mode = state.mode if state.mode in unit.modes or not unit.modes else unit.default_mode()
     page = _clamp_page(unit, state.page)
     second = _second(state.second)
@@ -225,7 +244,18 @@ def select_page(state: ViewState, catalog: Catalog, page: int) -> ViewState:
 
 
 def step_page(state: ViewState, catalog: Catalog, step: int) -> ViewState:
-    return select_page(state, catalog, state.page + step)
+    """The next (``step`` > 0) or previous visible page; at either end the state stays."""
+    unit = _unit(catalog, state)
+    ahead = [p for p in unit.visible_pages if (p > state.page if step > 0 else p < state.page)]
+    if not ahead:
+        return state
+    return select_page(state, catalog, ahead[0] if step > 0 else ahead[-1])
+
+
+def set_preview(state: ViewState, on: bool) -> ViewState:
+    """Instructor preview on or off. The catalog differs with it: normalise against the new one (an open
+    unit that students cannot see yet then gives way to the first unit, saying why)."""
+    return replace(state, preview=bool(on))
 
 
 def select_second(state: ViewState, catalog: Catalog, second: float) -> ViewState:
@@ -257,9 +287,10 @@ def _at_place(state: ViewState, catalog: Catalog, place: Place) -> ViewState:
         raise EmptyCatalog(f"course {place.course_id}")
     unit = course.unit(place.unit_id)
     if unit is None:
+        why = course.withheld_reason(place.unit_id)
+        where = f"is {why} (instructor preview shows it)" if why else f"is no longer in “{course.name}”"
         return with_notice(_at_unit(state, course, _first_unit(course)), "warning",
-                           f"Unit {place.unit_id}, where this was asked, is no longer in “{course.name}”: "
-                           "opened its first unit.")
+                           f"Unit {place.unit_id}, where this was asked, {where}: opened its first unit.")
     if place.second is not None and unit.has_video:
         return _at_unit(state, course, unit, mode="video", second=_second(place.second), seek=state.seek + 1)
     if place.page is not None and unit.pages:
@@ -303,6 +334,9 @@ def apply_click(state: ViewState, catalog: Catalog, click: Mapping[str, Any]) ->
         page = _int(click.get("page"))
         if not unit.pages or page is None or not 1 <= page <= unit.pages:
             return _gone(state, course, unit, "slide")
+        if page in unit.hidden:
+            return with_notice(state, "error", f"The cited slide of {_unit_label(unit)} is hidden by the "
+                               "instructor: the viewer stays where it is.")
         return _at_unit(state, course, unit, mode="slides", page=page)
     if kind == "video":
         start = click.get("start")
@@ -319,6 +353,12 @@ def apply_click(state: ViewState, catalog: Catalog, click: Mapping[str, Any]) ->
             return _gone(state, course, unit, str(click.get("cited") or "source"))
         return opened
     return state
+
+
+def _missing_unit(course: CourseInfo, unit_id: int) -> str:
+    why = course.withheld_reason(unit_id)
+    return (f"Unit {unit_id} is {why} (instructor preview shows it)" if why
+            else f"Unit {unit_id} is no longer in this course")
 
 
 def _gone(state: ViewState, course: CourseInfo, unit: UnitInfo, what: str) -> ViewState:
@@ -341,10 +381,17 @@ def to_params(state: ViewState) -> dict[str, str]:
         params["conversation"] = str(state.conversation_id)
     if state.language != "en":
         params["lang"] = state.language
+    if state.preview:
+        params["preview"] = "1"
     return params
 
 
-PARAM_NAMES = ("course", "unit", "view", "page", "second", "conversation", "lang")
+PARAM_NAMES = ("course", "unit", "view", "page", "second", "conversation", "lang", "preview")
+
+
+def preview_param(params: Mapping[str, str]) -> bool:
+    """Whether a URL asks for the instructor preview (the page builds its catalog from it)."""
+    return params.get("preview") == "1"
 
 
 def reload(catalog: Catalog, params: Mapping[str, str], find: Callable[[int], Place | None],
@@ -357,7 +404,7 @@ def reload(catalog: Catalog, params: Mapping[str, str], find: Callable[[int], Pl
     where it was asked; without any conversation the first unit opens.
     """
     language = params.get("lang", "en")
-    state = initial(catalog, language if language in set(languages) else "en")
+    state = replace(initial(catalog, language if language in set(languages) else "en"), preview=preview_param(params))
     conv = _int(params.get("conversation"))
     place = find(conv) if conv is not None else None
     if place is None and latest is not None and "course" not in params:

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from citation_core.contract import parse
 from citation_core.lms.render import MAX_ANSWER_CHARS
 from citation_core.lms.store import LmsStore
-from studio.keys import VIEW, W_PASTED, W_QUESTION, W_UNIT
+from studio.keys import VIEW, W_COURSE, W_PASTED, W_PREVIEW, W_QUESTION, W_SLIDE, W_UNIT
 from studio.text import plural
 from tests.conftest import ROOT
 
@@ -140,3 +140,48 @@ def test_a_follow_up_gets_the_conversation_so_far() -> None:
             Message(2, 1, "assistant", "It compares the heads.[cite:L:101:6:::Merge:x]", {}, 0.0),
             Message(3, 1, "user", "And the second case?", {}, 0.0)]
     assert turns_so_far(msgs) == [("How does merging work?", "It compares the heads.[cite:L:101:6:::Merge:x]")]
+
+
+def test_ask_offers_released_units_and_visible_slides_unless_the_instructor_preview_is_on(
+        isolated_store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.material_fixtures import make_pdf
+    from tests.test_material_visibility import NEVER, make_course
+
+    library = tmp_path / "library"
+    make_course(library)  # course 5: unit 11 with page 3 hidden, 12 released in 2999, 13 not released
+    make_pdf(library / "decks" / "hashing.pdf", [
+        ["Hashing with chaining", f"Chaining with {NEVER} keeps colliding keys in one list per bucket",
+         "A lookup scans only the list of its own bucket"], ["More", "Load factor", "2"]])
+    monkeypatch.setenv("CITATION_STUDIO_LIBRARY", str(library))
+    at = page("ask.py")
+    at.selectbox(key=W_COURSE).select(5).run()
+    assert at.selectbox(key=W_UNIT).options == ["Lecture 5 › Graph search"]
+    assert [o.split(" · ")[0] for o in at.selectbox(key=W_SLIDE).options] == [
+        "Unnumbered slide (page 1 of 4)", "Slide 2 (page 2 of 4)", "Slide 4 (page 4 of 4)"]
+    at.button(key="next").click().run()
+    at.button(key="next").click().run()
+    assert at.session_state[VIEW].page == 4, "next steps over the hidden page 3"
+
+    # a student asking about what only the unreleased unit says gets no citation of it
+    at.text_area(key=W_QUESTION).input(f"What is chaining with {NEVER}?")
+    next(b for b in at.button if b.label == "Ask").click().run()
+    assert not at.exception, at.exception
+    (conv,) = LmsStore(isolated_store).conversations()
+    answer = LmsStore(isolated_store).messages(conv.id)[-1].content
+    assert all(c.entity_id == "11" for c in parse(answer, "stored")), answer
+
+    at.toggle(key=W_PREVIEW).set_value(True).run()
+    options = at.selectbox(key=W_UNIT).options
+    assert options[0] == "Lecture 5 › Graph search" and len(options) == 3
+    assert "not released" in options[2] and "before 2999-01-15" in options[1]
+    at.selectbox(key=W_UNIT).select(13).run()
+    assert at.session_state[VIEW].unit_id == 13
+    at.text_area(key=W_QUESTION).input(f"What is chaining with {NEVER}?")
+    next(b for b in at.button if b.label == "Ask").click().run()
+    answer = LmsStore(isolated_store).messages(conv.id)[-1].content
+    assert any(c.entity_id == "13" for c in parse(answer, "stored")), answer
+
+    at.toggle(key=W_PREVIEW).set_value(False).run()
+    state = at.session_state[VIEW]
+    assert (state.unit_id, state.preview) == (11, False)
+    assert any("Unit 13 is not released" in w.value for w in at.warning)

@@ -215,3 +215,50 @@ def test_reload_ignores_what_is_not_there_or_not_of_this_history() -> None:
     junk = vs.reload(CATALOG, {"course": "77", "unit": "1", "page": "-3", "lang": "xx"}, places.get, None)
     assert junk == start()
     assert vs.reload(CATALOG, {"course": "1", "unit": "9003"}, places.get, None).unit_id == 101
+
+
+# ---- hidden slides and units not released (instructor preview) ------------------------------------
+
+HIDDEN = CourseInfo(5, "Graphs", (UnitInfo(11, "Graph search", pages=6, hidden=frozenset({3, 4})),
+                                  UnitInfo(14, "All hidden", pages=2, has_video=True, hidden=frozenset({1, 2}))),
+                    withheld=((13, "not released"),))
+HIDDEN_CATALOG = Catalog((HIDDEN,))
+
+
+def test_hidden_slides_are_never_opened_by_stepping_picking_or_a_url() -> None:
+    s = vs.initial(HIDDEN_CATALOG)
+    pages = [s.page]
+    for _ in range(5):
+        s = vs.step_page(s, HIDDEN_CATALOG, 1)
+        pages.append(s.page)
+    assert pages == [1, 2, 5, 6, 6, 6], "next skips the hidden pages 3 and 4 and stops at the last"
+    assert vs.step_page(vs.step_page(s, HIDDEN_CATALOG, -1), HIDDEN_CATALOG, -1).page == 2
+    assert vs.select_page(s, HIDDEN_CATALOG, 3).page == 2, "a hidden page picked gives the nearest visible one"
+    assert vs.select_page(s, HIDDEN_CATALOG, 4).page == 5
+    assert vs.reload(HIDDEN_CATALOG, {"course": "5", "unit": "11", "view": "slides", "page": "4"},
+                     {}.get, None).page == 5
+    only_video = vs.select_unit(s, HIDDEN_CATALOG, 14)
+    assert only_video.mode == "video", "a deck whose every page is hidden offers its video only"
+    assert vs.select_mode(only_video, HIDDEN_CATALOG, "slides").mode == "video"
+
+
+def test_a_click_on_a_hidden_slide_keeps_the_viewer_and_says_why() -> None:
+    s = vs.select_page(vs.initial(HIDDEN_CATALOG), HIDDEN_CATALOG, 6)
+    clicked = vs.apply_click(s, HIDDEN_CATALOG, {"kind": "slide", "unitId": 11, "page": 3, "nonce": "a"})
+    assert clicked.page == 6 and clicked.notice is not None and "hidden" in clicked.notice.text
+
+
+def test_a_unit_not_released_says_so_when_the_preview_is_turned_off_or_a_conversation_was_asked_there() -> None:
+    previewed = Catalog((replace(HIDDEN, units=HIDDEN.units + (UnitInfo(13, "Hashing", pages=2),), withheld=()),))
+    s = vs.select_unit(vs.set_preview(vs.initial(previewed), True), previewed, 13)
+    assert (s.unit_id, s.preview) == (13, True)
+    assert vs.to_params(s)["preview"] == "1"
+    again = vs.reload(previewed, vs.to_params(s), {}.get, None)
+    assert (again.unit_id, again.preview) == (13, True), "a reload keeps the preview and its unit"
+    off = vs.normalize(vs.set_preview(s, False), HIDDEN_CATALOG)
+    assert (off.unit_id, off.preview) == (11, False)
+    assert off.notice is not None and "Unit 13 is not released" in off.notice.text
+    opened = vs.open_conversation(vs.initial(HIDDEN_CATALOG), HIDDEN_CATALOG, 4, Place(5, 13, page=1))
+    assert opened.unit_id == 11 and opened.notice is not None and "not released" in opened.notice.text
+    assert "preview" not in vs.to_params(off)
+

@@ -124,10 +124,10 @@ class CourseMaterial:
         """The earliest release date still ahead: from then on, loading again releases a unit."""
         dates = [um.unit.release_date for um in self.withheld.values()
                  if um.unit.released and um.unit.release_date is not None]
-        return min(dates, key=_as_datetime) if dates else None
+        return min(dates, key=as_datetime) if dates else None
 
 
-def _as_datetime(value: dt.date | dt.datetime) -> dt.datetime:
+def as_datetime(value: dt.date | dt.datetime) -> dt.datetime:
     if isinstance(value, dt.datetime):
         return value.replace(tzinfo=None)
     return dt.datetime.combine(value, dt.time())
