@@ -22,12 +22,14 @@ from citation_core.errors import CitationStudioError
 from citation_core.lms.render import MAX_ANSWER_CHARS
 from citation_core.lms.sources_list import with_sources_list
 from citation_core.lms.store import Message
+from citation_core.material.highlight import evidence_cues
 from citation_core.material.library import CourseMaterial
 from citation_core.pipeline.languages import LANGUAGES
 from citation_core.pipeline.trace import ProgressEvent
 from citation_core.textutil import clock
 from studio import cached
 from studio import view_state as vs
+from studio.audit_table import audit_table
 from studio.keys import (
     HISTORY,
     VIEW,
@@ -53,6 +55,7 @@ from studio.services import (
     turns_so_far,
 )
 from studio.text import md_escape, plural
+from studio.transcript import transcript_panel
 from studio.widgets import chips, model_badges, models_line, trace_panel
 
 # The viewer column stays in sight while the chat column scrolls: a chip clicked in a long
@@ -191,7 +194,17 @@ with viewer_col, st.container(key="viewer"):
         st.selectbox("Slide", list(unit_info.visible_pages), key=W_SLIDE, label_visibility="collapsed",
                      format_func=lambda p: f"{um.caption(p)} · {deck.page(p).title[:40]}",
                      on_change=lambda: _apply(vs.select_page, ss[W_SLIDE]))
-        st.image(cached.deck_png(deck.path, state.page), width="stretch")
+        lit = 0
+        if state.evidence:
+            png, lit = cached.highlighted_png(deck.path, state.page, state.evidence)
+        else:
+            png = cached.deck_png(deck.path, state.page)
+        st.image(png, width="stretch")
+        if state.evidence:
+            st.caption(("Lit up: the line the citation quotes." if lit == 1 else
+                        f"Lit up: the {lit} lines the citation quotes.") if lit else
+                       "The quoted lines could not be found on the rendered page; they read: "
+                       + md_escape(" ".join(state.evidence.split())))
         nav = st.columns([1, 4, 1], vertical_alignment="center")
         visible = unit_info.visible_pages
         nav[0].button("◀", key="prev", disabled=state.page <= visible[0], width="stretch", help="Previous slide",
@@ -216,9 +229,13 @@ with viewer_col, st.container(key="viewer"):
         st.number_input("Open at second", 0.0, step=1.0, key=W_SECOND,
                         on_change=lambda: _apply(vs.select_second, ss[W_SECOND]))
         if um.transcript is not None:
-            with st.expander("Transcript"), st.container(height=260, border=False):
-                for cue in um.transcript.cues:
-                    st.markdown(f"`{clock(cue.start)}` {md_escape(cue.text)}")
+            cited = (evidence_cues(um.transcript.cues, state.second, state.until, state.evidence)
+                     if state.play else [])
+            with st.expander("Transcript", expanded=bool(cited)):
+                if cited:
+                    st.caption(("Lit up: the cue" if len(cited) == 1 else f"Lit up: the {len(cited)} cues")
+                               + " the citation quotes; the panel follows the video while it plays.")
+                transcript_panel(um.transcript.cues, cited, f"player-{state.seek}", key="transcript")
     else:
         st.info("This unit has no deck or video.")
 
@@ -237,6 +254,9 @@ def _answer_views(msg: Message, answer_material: CourseMaterial) -> None:
         st.caption(md_escape(models_line(meta.get("models") or {})))
         if meta.get("context_switched"):
             st.info(f"The writer switched context to unit {meta.get('switched_to')}: the open view was not cited.")
+        if isinstance(meta.get("audits"), list):
+            st.markdown("**Support audit** · each citation's sentence, the evidence found in its source, the verdict")
+            audit_table(meta["audits"], answer_material)
         trace_panel(meta["traces"], key=str(msg.id))
     elif shown == "Raw answer":
         st.code(msg.content, language="markdown", wrap_lines=True)
@@ -265,7 +285,7 @@ with chat_col:
             if msg.role == "user":
                 st.markdown(md_escape(msg.content))
             else:
-                chips(msg.content, material, key=f"msg-{msg.id}", on_click=_on_click)
+                chips(msg.content, material, key=f"msg-{msg.id}", on_click=_on_click, audits=msg.meta.get("audits"))
 
     with st.form("ask", clear_on_submit=True, border=True):
         question = st.text_area("Question", placeholder="e.g. How does the merge step work?", height=80,

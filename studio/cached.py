@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import streamlit as st
 
@@ -11,7 +15,8 @@ from citation_core.lms.store import LmsStore
 from citation_core.material.deck import render_page_png
 from citation_core.material.library import CourseMaterial, load_material
 
-from .services import course_roots, manifest_stamp, material_now
+from .chips import chip_payload as _payload_of
+from .services import chip_context, course_roots, manifest_stamp, material_now
 from .settings import Settings, load_settings
 
 
@@ -57,3 +62,40 @@ def page_png(path: str, stamp: float, page: int, width: int) -> bytes:
 
 def deck_png(path: Path, page: int, width: int = 960) -> bytes:
     return page_png(str(path), path.stat().st_mtime_ns / 1e9, page, width)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _highlighted_png(path: str, stamp: float, page: int, width: int, evidence: str) -> tuple[bytes, int]:
+    from citation_core.material.highlight import draw_bands, evidence_boxes
+
+    boxes = evidence_boxes(Path(path), page, evidence)
+    return draw_bands(page_png(path, stamp, page, width), boxes), len(boxes)
+
+
+def highlighted_png(path: Path, page: int, evidence: str, width: int = 960) -> tuple[bytes, int]:
+    """The page image with the evidence lines lit up, and how many lines were found on the page (0: none)."""
+    return _highlighted_png(str(path), path.stat().st_mtime_ns / 1e9, page, width, evidence)
+
+
+# A material is a frozen object loaded once (``material``): its chip tables are built once per object. The
+# entry holds the material itself, so while it exists no other object can have that id.
+@st.cache_resource(show_spinner=False, max_entries=16, hash_funcs={CourseMaterial: id})
+def _chip_tables(material: CourseMaterial) -> tuple[CourseMaterial, dict[str, Any], str]:
+    tables = chip_context(material)
+    digest = hashlib.sha256(json.dumps(tables, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
+    return material, tables, digest
+
+
+@st.cache_data(show_spinner=False, max_entries=4096)
+def _chip_payload(answer: str, tables_digest: str, audits: str, _tables: Mapping[str, Any]) -> bytes:
+    # keyed by the tables' content (``_tables`` itself is not hashed)
+    return _payload_of(answer, _tables["units"], _tables["faqs"], json.loads(audits) or None)
+
+
+def chip_payload(answer: str, material: CourseMaterial, audits: Sequence[Mapping[str, Any]] | None = None) -> bytes:
+    """``studio.chips.chip_payload`` of an answer against ``material``, built once per answer and material.
+
+    Raises ``InputError`` for an answer the renderer refuses (nothing is cached then).
+    """
+    _, tables, digest = _chip_tables(material)
+    return _chip_payload(answer, digest, json.dumps(list(audits or ()), sort_keys=True, ensure_ascii=False), tables)

@@ -113,7 +113,9 @@ def answer_views(result: ChatResult) -> dict[str, Any]:
     """What the Trace view of an answer needs, stored with the answer so a reopened conversation has it."""
     return {"traces": {name: trace.to_json() for name, trace in result.traces.items()},
             "models": dict(result.models), "context_switched": result.context_switched,
-            "switched_to": result.switched_to}
+            "switched_to": result.switched_to,
+            # per marker, in order: the chips quote the evidence, the viewer lights it up, the audit table lists it
+            "audits": [{**a.to_json(), "index": a.index} for a in result.audits]}
 
 
 def catalog_of(courses: dict[str, CourseMaterial], preview: bool = False) -> Catalog:

@@ -109,6 +109,10 @@ class ViewState:
     seek: int = 0  # counts the jumps of the video, so the same second clicked again seeks again
     last_click: str | None = None  # nonce of the last chip click applied
     preview: bool = False  # instructor preview: units not released yet are offered too
+    # what the last chip click quoted (the evidence), lit up on its slide or in the transcript; any other
+    # move of the viewer drops it
+    evidence: str | None = None
+    until: float | None = None  # end second of a clicked video citation (its cues are lit up)
     notice: Notice | None = field(default=None, compare=False)
 
 
@@ -128,7 +132,7 @@ def _first_unit(course: CourseInfo) -> UnitInfo:
 def _at_unit(state: ViewState, course: CourseInfo, unit: UnitInfo, **changes: Any) -> ViewState:
     """The unit opened at its start (first slide, second 0) in its default view."""
     base: dict[str, Any] = {"course_id": course.id, "unit_id": unit.id, "mode": unit.default_mode(), "page": 1,
-                            "second": 0.0, "play": False}
+                            "second": 0.0, "play": False, "evidence": None, "until": None}
     return replace(state, **{**base, **changes})
 
 
@@ -235,12 +239,12 @@ def select_mode(state: ViewState, catalog: Catalog, mode: str | None) -> ViewSta
     unit = _unit(catalog, state)
     if mode not in unit.modes or mode == state.mode:
         return state
-    return replace(state, mode=mode, play=False)  # type: ignore[arg-type]
+    return replace(state, mode=mode, play=False, evidence=None, until=None)  # type: ignore[arg-type]
 
 
 def select_page(state: ViewState, catalog: Catalog, page: int) -> ViewState:
     unit = _unit(catalog, state)
-    return replace(state, mode="slides", page=_clamp_page(unit, page), play=False)
+    return replace(state, mode="slides", page=_clamp_page(unit, page), play=False, evidence=None, until=None)
 
 
 def step_page(state: ViewState, catalog: Catalog, step: int) -> ViewState:
@@ -260,7 +264,8 @@ def set_preview(state: ViewState, on: bool) -> ViewState:
 
 def select_second(state: ViewState, catalog: Catalog, second: float) -> ViewState:
     """Open the video at ``second`` (paused: the user typed it, nothing asked to play)."""
-    return replace(state, mode="video", second=_second(second), play=False, seek=state.seek + 1)
+    return replace(state, mode="video", second=_second(second), play=False, seek=state.seek + 1, evidence=None,
+                   until=None)
 
 
 def select_language(state: ViewState, language: str) -> ViewState:
@@ -337,12 +342,15 @@ def apply_click(state: ViewState, catalog: Catalog, click: Mapping[str, Any]) ->
         if page in unit.hidden:
             return with_notice(state, "error", f"The cited slide of {_unit_label(unit)} is hidden by the "
                                "instructor: the viewer stays where it is.")
-        return _at_unit(state, course, unit, mode="slides", page=page)
+        return _at_unit(state, course, unit, mode="slides", page=page, evidence=_quote(click))
     if kind == "video":
         start = click.get("start")
         if not unit.has_video or not isinstance(start, (int, float)) or isinstance(start, bool):
             return _gone(state, course, unit, "video")
-        return _at_unit(state, course, unit, mode="video", second=_second(start), play=True, seek=state.seek + 1)
+        end = click.get("end")
+        until = _second(end) if isinstance(end, (int, float)) and not isinstance(end, bool) else None
+        return _at_unit(state, course, unit, mode="video", second=_second(start), play=True, seek=state.seek + 1,
+                        evidence=_quote(click), until=until)
     if kind == "unit":
         reason = click.get("reason") or ("changed" if click.get("stale") else "position")
         opened = _at_unit(state, course, unit)
@@ -353,6 +361,15 @@ def apply_click(state: ViewState, catalog: Catalog, click: Mapping[str, Any]) ->
             return _gone(state, course, unit, str(click.get("cited") or "source"))
         return opened
     return state
+
+
+MAX_QUOTE_CHARS = 4_000  # an evidence passage is one to three lines or a few cues
+
+
+def _quote(click: Mapping[str, Any]) -> str | None:
+    """The evidence a click carries, when it is text of a sensible length (else nothing is lit up)."""
+    quote = click.get("quote")
+    return quote if isinstance(quote, str) and quote.strip() and len(quote) <= MAX_QUOTE_CHARS else None
 
 
 def _missing_unit(course: CourseInfo, unit_id: int) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import streamlit as st
@@ -11,8 +11,9 @@ import streamlit as st
 from citation_core.llm.config import LlmConfig
 from citation_core.material.library import CourseMaterial
 
-from .chips import render_chips
-from .services import chip_context, role_models
+from . import cached
+from .chips import show_chips
+from .services import role_models
 from .text import md_escape, plural
 
 OFFLINE_NOTE = "extractive, deterministic, no key; it cannot translate"
@@ -32,9 +33,10 @@ def model_badges(config: LlmConfig, variant: str) -> bool:
 
 
 def chips(answer: str, material: CourseMaterial, key: str,
-          on_click: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any] | None:
-    ctx = chip_context(material)
-    return render_chips(answer, ctx["units"], ctx["faqs"], key=key, on_click=on_click)
+          on_click: Callable[[dict[str, Any]], None] | None = None,
+          audits: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any] | None:
+    """The answer with its chips; ``audits`` (stored per marker) add the evidence quotes and support flags."""
+    return show_chips(lambda: cached.chip_payload(answer, material, audits), key, on_click)
 
 
 # How each phase output of a trace is labelled; outputs not named here show under their own name.

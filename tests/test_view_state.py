@@ -262,3 +262,19 @@ def test_a_unit_not_released_says_so_when_the_preview_is_turned_off_or_a_convers
     assert opened.unit_id == 11 and opened.notice is not None and "not released" in opened.notice.text
     assert "preview" not in vs.to_params(off)
 
+
+
+def test_a_click_carries_its_evidence_to_the_viewer_and_any_other_move_drops_it() -> None:
+    s = vs.apply_click(start(), CATALOG, {"kind": "slide", "unitId": 101, "page": 6, "nonce": "a",
+                                          "quote": "MERGE takes Θ(n) time"})
+    assert (s.page, s.evidence) == (6, "MERGE takes Θ(n) time")
+    for moved in (vs.step_page(s, CATALOG, 1), vs.select_page(s, CATALOG, 6), vs.select_unit(s, CATALOG, 201),
+                  vs.select_mode(s, CATALOG, "video"), vs.select_second(s, CATALOG, 3)):
+        assert moved.evidence is None
+    video = vs.apply_click(s, CATALOG, {"kind": "video", "unitId": 101, "start": 75, "end": 92, "nonce": "b",
+                                        "quote": "we split the array"})
+    assert (video.second, video.until, video.evidence) == (75.0, 92.0, "we split the array")
+    assert vs.apply_click(s, CATALOG, {"kind": "video", "unitId": 101, "start": 75, "nonce": "c"}).until is None
+    for junk in (42, "", " ", "x" * 10_000, ["a"]):
+        clicked = vs.apply_click(start(), CATALOG, {"kind": "slide", "unitId": 101, "page": 2, "quote": junk})
+        assert clicked.page == 2 and clicked.evidence is None

@@ -11,7 +11,9 @@ from ..llm.config import CHAT_PIPELINE, KeywordStrategy, LlmConfig
 from ..llm.factory import create_model
 from ..material.library import CourseMaterial
 from ..pipeline import Citation, CitationPipeline, Failure, Trace
+from ..pipeline.audit import audit
 from ..pipeline.citation_pipeline import usage_of
+from ..pipeline.evidence import Audit
 from ..pipeline.languages import choose_language
 from ..pipeline.model_calls import ModelFactory, RoleModel
 from ..pipeline.prompts import Prompts
@@ -39,6 +41,7 @@ class ChatResult:
     retrieved: tuple[LectureSource, ...] = ()
     faqs: tuple[FaqSource, ...] = ()
     models: dict[str, str] = field(default_factory=dict)
+    audits: tuple[Audit, ...] = ()  # one per marker of ``answer``: its sentence, evidence and support verdict
 
     def usage(self) -> dict[str, Any]:
         return usage_of(self.traces.values())
@@ -119,11 +122,13 @@ class ChatPipeline:
         # the citation pipeline runs with the same variant as the chat pipeline ("same" in application.yml)
         citations = CitationPipeline.from_config(self.config, variant, prompts=self.prompts,
                                                  keyword_strategy=self.keyword_strategy, factory=self.factory)
-        cited = citations(answer, Sources(tuple(lecture_sources), tuple(faqs)), language=language,
-                          progress=progress)
+        given = Sources(tuple(lecture_sources), tuple(faqs))
+        cited = citations(answer, given, language=language, progress=progress)
+        # per marker (a source cited behind two sentences has evidence for each); the judge's verdicts are cached
+        audits = tuple(audit(cited.answer, given, citations.judge))
         traces: dict[str, Trace] = {"chat": writer_trace, **cited.traces}
         roles: dict[str, str] = next((t.info["models"] for t in cited.traces.values() if "models" in t.info), {})
         models.update({f"citation {role}": m for role, m in roles.items()})
         return ChatResult(question, cited.answer, answer, cited.citations, view, switched,
                           state.switched_to if switched else None, cited.failures, traces,
-                          tuple(state.retrieved), tuple(faqs), models)
+                          tuple(state.retrieved), tuple(faqs), models, audits)

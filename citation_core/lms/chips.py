@@ -28,10 +28,11 @@ FAQ chips send nothing.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .evidence_view import chip_evidence
 from .render import render_markdown
 
 __all__ = [
@@ -62,13 +63,18 @@ def chip_component_css() -> str:
     return _read("chips.css")
 
 
-def chip_data(answer_text: str, units: Mapping[str, Any], faqs: Mapping[str, Any]) -> dict[str, Any]:
-    """The JSON data the component receives (keys of units and faqs as strings)."""
-    return {
+def chip_data(answer_text: str, units: Mapping[str, Any], faqs: Mapping[str, Any],
+              audits: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """The JSON data the component receives (keys of units and faqs as strings); with the answer's stored
+    per-marker ``audits``, each marker's evidence and support verdict (``evidence_view.chip_evidence``)."""
+    data = {
         "html": render_markdown(answer_text),
         "units": {str(k): dict(v) for k, v in units.items()},
         "faqs": {str(k): dict(v) for k, v in faqs.items()},
     }
+    if audits:
+        data["evidence"] = chip_evidence(answer_text, audits)
+    return data
 
 
 def _json_for_script(value: Any) -> str:

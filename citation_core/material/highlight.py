@@ -9,12 +9,15 @@ image of any size.
 
 from __future__ import annotations
 
+import io
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import MaterialError
+from .models import Cue
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 MIN_WORDS = 1
@@ -115,3 +118,65 @@ def evidence_boxes(pdf: Path, page_number: int, evidence: str) -> list[Box]:
         return boxes
     finally:
         document.close()
+
+
+# --- drawing the evidence -------------------------------------------------------------------------
+
+BAND_RGBA = (255, 196, 0, 92)  # translucent amber: the words stay readable under it
+BAND_EDGE_RGBA = (214, 140, 0, 255)
+
+
+def draw_bands(png: bytes, boxes: Sequence[Box], pad: float = 0.004) -> bytes:
+    """``png`` with a translucent band over each box (fractions of the image) and a mark in the left margin.
+
+    Returns the image unchanged when there is no box.
+    """
+    if not boxes:
+        return png
+    from PIL import Image, ImageDraw
+
+    with Image.open(io.BytesIO(png)) as opened:
+        base = opened.convert("RGBA")
+    width, height = base.size
+    layer = Image.new("RGBA", base.size, (0, 0, 0, 0))
+    draw = ImageDraw.Draw(layer)
+    edge = max(2, width // 240)
+    for box in boxes:
+        left = max(0, round((box.left - pad) * width))
+        top = max(0, round((box.top - pad) * height))
+        right = min(width - 1, round((box.right + pad) * width))
+        bottom = min(height - 1, round((box.bottom + pad) * height))
+        if right <= left or bottom <= top:
+            continue
+        draw.rectangle((left, top, right, bottom), fill=BAND_RGBA)
+        draw.rectangle((max(0, left - 2 * edge), top, max(0, left - edge), bottom), fill=BAND_EDGE_RGBA)
+    out = io.BytesIO()
+    Image.alpha_composite(base, layer).convert("RGB").save(out, format="PNG")
+    return out.getvalue()
+
+
+# --- the evidence in a transcript -------------------------------------------------------------------
+
+
+def evidence_cues(cues: Sequence[Cue], start: float, end: float | None, quote: str | None) -> list[int]:
+    """Indexes of the cues a video citation quotes: the cues of [start, end] whose words the quote has.
+
+    Without a quote (an answer stored before evidence existed), or when no cue of the span matches it,
+    every cue of the span; without an end, the cue playing at ``start``.
+    """
+    if end is not None and end > start:
+        span = [i for i, cue in enumerate(cues) if cue.end > start and cue.start < end]
+    else:
+        span = []
+    if not span:
+        playing = [i for i, cue in enumerate(cues) if cue.start <= start]
+        span = playing[-1:]
+    if not quote or not span:
+        return span
+    said = {w.casefold() for w, _, _ in _words(quote)}
+    quoted = []
+    for i in span:
+        words = [w.casefold() for w, _, _ in _words(cues[i].text)]
+        if words and sum(w in said for w in words) >= max(1, 0.6 * len(words)):
+            quoted.append(i)
+    return quoted or span

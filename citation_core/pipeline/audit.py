@@ -44,7 +44,7 @@ def audit(answer: str, sources: Sources | Iterable[Source], judge: ModelJudge | 
     given = sources if isinstance(sources, Sources) else Sources.of(sources)
     weight = term_weights([*given.lecture, *given.faqs])
     out: list[Audit] = []
-    for m in parse(answer, "stored"):
+    for index, m in enumerate(parse(answer, "stored")):
         try:
             ref = m.source_ref()
         except MarkerError:
@@ -57,5 +57,5 @@ def audit(answer: str, sources: Sources | Iterable[Source], judge: ModelJudge | 
             support = judge.judge(trace or Trace("audit"), sentence, evidence, candidates[0], support)
         citation = {"type": ref.type, "entity_id": ref.entity_id, "page": ref.page, "start": ref.start,
                     "end": ref.end, "keyword": m.keyword or "", "summary": m.summary or ""}
-        out.append(Audit(sentence, citation, evidence, support))
+        out.append(Audit(sentence, citation, evidence, support, index))
     return out

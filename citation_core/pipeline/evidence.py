@@ -164,6 +164,7 @@ class Audit:
     citation: dict[str, Any]  # type, entity_id, page, start, end, keyword, summary
     evidence: Evidence | None
     support: Support
+    index: int = 0  # the marker's position among the answer's markers (``parse(answer, "stored")``)
 
     def to_json(self) -> dict[str, Any]:
         return {"sentence": self.sentence, "citation": self.citation,

@@ -353,3 +353,33 @@ test("slide wording: one phrase, heading and joined header per name", () => {
     assert.equal(M.headingText(M.slideHeading(name)), header);
   }
 });
+
+test("evidence: the tooltip quotes it under a label per kind, a click sends it whole", () => {
+  const evidence = { quote: "Merge compares the heads of both halves…", full: "Merge compares the heads\nof both halves and moves the smaller", verdict: "supported", reason: "3 of 3 terms" };
+  const slide = M.describe(P.parseMarker(SLIDE), UNITS, FAQS, evidence);
+  assert.deepEqual(M.evidenceQuote(slide), { label: "On the slide", text: "“Merge compares the heads of both halves…”" });
+  assert.equal(M.clickValue(slide, "n").quote, evidence.full);
+  assert.equal(M.supportNote(slide), null);
+  const faq = M.describe(P.parseMarker(FAQ), UNITS, FAQS, { ...evidence, quote: "No, it is closed book." });
+  assert.deepEqual(M.evidenceQuote(faq), { label: "From the answer", text: "“No, it is closed book.”" });
+  assert.deepEqual(M.detailRows(faq)[0].value, "Is the exam open book?");
+  const video = M.describe(P.parseMarker("[cite:L:12::30:45::Merge:Spoken.:vt13]"), UNITS, FAQS, evidence);
+  assert.equal(M.evidenceQuote(video).label, "In the video");
+  assert.equal(M.clickValue(video, "n").quote, evidence.full);
+});
+
+test("evidence: an answer stored without it shows no quote and clicks as before", () => {
+  const plain = item(SLIDE);
+  assert.equal(M.evidenceQuote(plain), null);
+  assert.deepEqual(M.clickValue(plain, "n1"), { kind: "slide", unitId: "12", page: 3, nonce: "n1" });
+  const junk = M.describe(P.parseMarker(SLIDE), UNITS, FAQS, { quote: 42, full: { x: 1 }, verdict: ["x"] });
+  assert.equal(M.evidenceQuote(junk).text, "“42”");
+  assert.equal(M.clickValue(junk, "n").quote, undefined, "a full text that is not a string is not sent");
+});
+
+test("support: an unsupported citation is flagged with its reason", () => {
+  const wrong = M.describe(P.parseMarker(SLIDE), UNITS, FAQS, { quote: "x", verdict: "unsupported", reason: "0 of 4 terms" });
+  assert.deepEqual(M.supportNote(wrong), { level: "warning", text: "The cited source may not support this sentence (0 of 4 terms)" });
+  const partial = M.describe(P.parseMarker(SLIDE), UNITS, FAQS, { quote: "x", verdict: "partial" });
+  assert.equal(M.supportNote(partial), null);
+});

@@ -167,7 +167,7 @@ function chipStatus(kind, unit, page, version) {
 }
 
 /** A parsed marker plus what the chip needs to show and send. */
-function describe(marker, units, faqs) {
+function describe(marker, units, faqs, evidence) {
   const kind = citationKind(marker);
   const keyword = (marker.keyword || "").trim() || (kind === "faq" ? KIND_LABEL.faq : KIND_LABEL.source);
   const unit = kind === "faq" ? null : asObject(asObject(units)[marker.entity_id]);
@@ -191,10 +191,17 @@ function describe(marker, units, faqs) {
     heading = { text: `${KIND_LABEL.video} · ${range}`, title: "" };
     spoken = range;
   }
+  const ev = asObject(evidence);
   return {
     marker,
     kind,
     keyword,
+    // the passage of the source that supports the sentence: quoted in the tooltip (elided by the
+    // server at a word boundary), sent in full with a click so the viewer can light it up
+    quote: textOf(ev.quote),
+    evidenceText: typeof ev.full === "string" ? ev.full : "",
+    verdict: typeof ev.verdict === "string" ? ev.verdict : null,
+    supportReason: textOf(ev.reason),
     summary: (marker.summary || "").trim(),
     unit,
     faq,
@@ -247,8 +254,25 @@ function clickValue(item, nonce) {
     const reason = item.status === "current" ? "position" : item.status;
     return { kind: "unit", unitId, stale: item.stale, reason, cited: item.kind, nonce };
   }
-  if (item.kind === "slide") return { kind: "slide", unitId, page: item.page, nonce };
-  return { kind: "video", unitId, start: item.start, end: item.end, nonce };
+  const quote = item.evidenceText ? { quote: item.evidenceText } : {};
+  if (item.kind === "slide") return { kind: "slide", unitId, page: item.page, nonce, ...quote };
+  return { kind: "video", unitId, start: item.start, end: item.end, nonce, ...quote };
+}
+
+const QUOTE_LABEL = { slide: "On the slide", video: "In the video", faq: "From the answer", source: "In the source" };
+const UNSUPPORTED_TEXT = "The cited source may not support this sentence";
+
+/** The tooltip's quoted evidence, {label, text}, or null when the answer was stored without it. */
+function evidenceQuote(item) {
+  if (!item.quote) return null;
+  return { label: QUOTE_LABEL[item.kind] || QUOTE_LABEL.source, text: quoted(item.quote) };
+}
+
+/** A warning when the support audit found the sentence unsupported by this source, else null. */
+function supportNote(item) {
+  if (item.verdict !== "unsupported") return null;
+  const why = item.supportReason ? ` (${item.supportReason})` : "";
+  return { level: "warning", text: `${UNSUPPORTED_TEXT}${why}` };
 }
 
 /** What a click on the chip does, in words ("" when it does nothing). */
@@ -318,6 +342,8 @@ function detailRows(item) {
 if (typeof module !== "undefined" && module && module.exports) {
   module.exports = {
     KIND_LABEL,
+    evidenceQuote,
+    supportNote,
     STALE_TEXT,
     asObject,
     toInt,

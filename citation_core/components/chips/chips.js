@@ -10,12 +10,14 @@
  *                          attachmentVersion, videoVersion, hasDeck, hasVideo,
  *                          slides: {"<deck index>": {printed: string|null, title}},
  *                          released?: bool, hiddenPages?: [deck index, ...]}},
- *    faqs:  {"<faq id>": {question}}}
+ *    faqs:  {"<faq id>": {question}},
+ *    evidence?: {"<marker as written>": [{quote, full, verdict, reason}, ...]}}  one entry per
+ *           occurrence of that marker in answer order (citation_core/lms/evidence_view.py)
  * Text for people never shows a marker's deck index (`page`); see chip_model.js for how slides,
  * positions and hints are worded.
  * Click contract (trigger "click"):
- *   slide  {kind: "slide", unitId, page, nonce}
- *   video  {kind: "video", unitId, start, end, nonce}
+ *   slide  {kind: "slide", unitId, page, nonce, quote?}   quote: the evidence, to light up on the slide
+ *   video  {kind: "video", unitId, start, end, nonce, quote?}   or in the transcript
  *   unit   {kind: "unit", unitId, stale, reason, cited, nonce}   opens the unit without a position:
  *          reason "changed" (stored version differs, stale: true), "gone" (the unit has no deck or
  *          video any more, or not that slide) or "position" (a lecture citation without one);
@@ -95,8 +97,8 @@ function el(tag, className, text) {
  * Builds one chip (a button plus its tooltip card) for a group of parsed markers. The card shows
  * one member at a time (`chip.index`); the button opens the member the card shows.
  */
-function buildChip(markers, ctx) {
-  const items = markers.map((m) => describe(m, ctx.units, ctx.faqs));
+function buildChip(markers, ctx, raws) {
+  const items = markers.map((m, k) => describe(m, ctx.units, ctx.faqs, ctx.evidenceFor(raws ? raws[k] : null)));
   const tipId = `cite-tip-${ctx.renderId}-${ctx.nextId()}`;
   const chip = {
     items,
@@ -179,7 +181,12 @@ function fillTooltip(tip, item, index, count, page) {
   tip.replaceChildren();
   tip.dataset.kind = item.kind;
   if (item.note) tip.appendChild(statusNotice(item.note));
-  tip.append(tooltipHead(item), tooltipSummary(item), tooltipRows(item));
+  tip.append(tooltipHead(item), tooltipSummary(item));
+  const quote = evidenceQuote(item);
+  if (quote) tip.appendChild(tooltipQuote(quote));
+  const support = supportNote(item);
+  if (support) tip.appendChild(statusNotice(support));
+  tip.appendChild(tooltipRows(item));
   const hint = actionHint(item);
   if (hint || count > 1) tip.appendChild(tooltipFoot(hint, index, count, page));
 }
@@ -217,6 +224,14 @@ function tooltipSummary(item) {
   const summary = el("div", "cite-tip__summary", text);
   if (empty) summary.classList.add("cite-tip__summary--empty");
   return summary;
+}
+
+/** The evidence: the words of the source that support the sentence, quoted. */
+function tooltipQuote(quote) {
+  const box = el("figure", "cite-tip__quote");
+  box.appendChild(el("figcaption", "cite-tip__quote-label", quote.label));
+  box.appendChild(el("blockquote", "cite-tip__quote-text", quote.text));
+  return box;
 }
 
 function tooltipRows(item) {
@@ -349,9 +364,15 @@ function renderAnswer(root, data, send) {
   body.innerHTML = typeof payload.html === "string" ? payload.html : "";
   root.appendChild(body);
 
+  // each marker's audits in answer order; a marker written twice takes them one after the other
+  const pending = {};
+  for (const [raw, entries] of Object.entries(asObject(payload.evidence))) {
+    if (Array.isArray(entries)) pending[raw] = entries.slice();
+  }
   const ctx = {
     units: asObject(payload.units),
     faqs: asObject(payload.faqs),
+    evidenceFor: (raw) => (raw !== null && pending[raw] && pending[raw].length ? pending[raw].shift() : null),
     renderId: renderCounter,
     nextId: () => {
       idCounter += 1;
@@ -384,7 +405,7 @@ function renderAnswer(root, data, send) {
         group.indices.forEach((i, k) => nodes[i].replaceWith(document.createTextNode(group.raws[k])));
         continue;
       }
-      const chip = buildChip(group.members, ctx);
+      const chip = buildChip(group.members, ctx, group.raws);
       parent.insertBefore(chip, nodes[group.first]);
       for (let i = group.first; i <= group.last; i += 1) nodes[i].remove();
     }
@@ -443,7 +464,10 @@ function topEdge() {
 
 /** Streamlit components v2 entry point. */
 export default function mountCitationChips(component) {
-  const { data, parentElement, setTriggerValue } = component;
+  const { parentElement, setTriggerValue } = component;
+  // The app sends the data as UTF-8 JSON bytes (studio/chips.py); the preview page passes the object.
+  const raw = component.data;
+  const data = ArrayBuffer.isView(raw) || raw instanceof ArrayBuffer ? JSON.parse(new TextDecoder().decode(raw)) : raw;
   for (const old of Array.from(parentElement.children)) {
     if (old.classList.contains("cite-answer")) old.remove();
   }
