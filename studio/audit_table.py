@@ -15,7 +15,7 @@ from citation_core.lms.evidence_view import elide
 from citation_core.material.library import CourseMaterial
 from citation_core.textutil import clock
 
-VERDICT_LABEL = {"supported": "✅ supported", "partial": "🟡 partial", "unsupported": "❌ unsupported"}
+VERDICT_LABEL = {"supported": "Supported", "partial": "Partial", "unsupported": "Unsupported"}
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,12 @@ TABLE_CSS = """<style>
 .audit-table tr.is-flagged td { background: rgba(255, 75, 75, 0.1); }
 .audit-table td.audit-evidence { font-style: italic; }
 .audit-table .audit-reason { display: block; opacity: 0.7; font-size: 0.8rem; }
+.audit-table .audit-verdict { font-weight: 600; white-space: nowrap; }
+.audit-table .audit-verdict::before { content: ""; display: inline-block; width: 0.6em; height: 0.6em;
+  margin-right: 0.35em; border-radius: 50%; background: currentColor; }
+.audit-table .audit-verdict--supported { color: #1f8a4c; }
+.audit-table .audit-verdict--partial { color: #b26b00; }
+.audit-table .audit-verdict--unsupported { color: #d03b3b; }
 </style>"""
 
 
@@ -85,7 +91,8 @@ def audit_table_html(rows: Sequence[AuditRow]) -> str:
         f"<tr class='{'is-flagged' if r.flagged else ''}' data-verdict='{e(r.verdict)}'>"
         f"<td>{e(r.sentence)}</td><td>{e(r.chip)}</td>"
         f"<td class='audit-evidence'>{e(f'“{r.evidence}”') if r.evidence else '—'}</td>"
-        f"<td>{e(VERDICT_LABEL.get(r.verdict, r.verdict))} · {r.score:.2f}"
+        f"<td><span class='audit-verdict audit-verdict--{e(r.verdict)}'>"
+        f"{e(VERDICT_LABEL.get(r.verdict, r.verdict))}</span> · {r.score:.2f}"
         f"<span class='audit-reason'>{e(r.reason)}</span></td></tr>"
         for r in rows)
     return (f"{TABLE_CSS}<table class='audit-table' data-testid='audit-table'><thead><tr><th>Sentence</th>"

@@ -125,10 +125,13 @@ class ChatPipeline:
         given = Sources(tuple(lecture_sources), tuple(faqs))
         cited = citations(answer, given, language=language, progress=progress)
         # per marker (a source cited behind two sentences has evidence for each); the judge's verdicts are cached
-        audits = tuple(audit(cited.answer, given, citations.judge))
+        audits = audit(cited.answer, given, citations.judge)
+        if any(a.evidence is None for a in audits):  # e.g. a pasted answer's own markers: check them against
+            course = {a.index: a for a in audit(cited.answer, self.material.sources(), citations.judge)}
+            audits = [course.get(a.index, a) if a.evidence is None else a for a in audits]
         traces: dict[str, Trace] = {"chat": writer_trace, **cited.traces}
         roles: dict[str, str] = next((t.info["models"] for t in cited.traces.values() if "models" in t.info), {})
         models.update({f"citation {role}": m for role, m in roles.items()})
         return ChatResult(question, cited.answer, answer, cited.citations, view, switched,
                           state.switched_to if switched else None, cited.failures, traces,
-                          tuple(state.retrieved), tuple(faqs), models, audits)
+                          tuple(state.retrieved), tuple(faqs), models, tuple(audits))

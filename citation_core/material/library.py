@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..errors import MaterialError, UnknownUnitError
 from ..retrieval import FaqIndex, LectureIndex
-from ..sources import FaqSource, LectureSource, PageChunk, TranscriptSegment
+from ..sources import FaqSource, LectureSource, PageChunk, Sources, TranscriptSegment
 from .chunks import faq_sources, page_chunks, transcript_segments
 from .course import load_course, validate_unit
 from .deck import load_deck, needs_reading
@@ -99,6 +99,14 @@ class CourseMaterial:
         """Every unit of the manifest, released or not, in manifest order (for the Library)."""
         every = {**self.units, **self.withheld}
         return {u.id: every[u.id] for u in self.course.units if u.id in every}
+
+    def sources(self) -> Sources:
+        """Every page chunk, transcript segment and FAQ students may see (to audit any answer about the course)."""
+        lecture: list[LectureSource] = []
+        for um in self.units.values():
+            lecture.extend(um.chunks)
+            lecture.extend(um.segments)
+        return Sources(tuple(lecture), self.faqs)
 
     def visible_units(self, preview: bool = False) -> list[UnitMaterial]:
         """The units a unit picker offers: released ones; with ``preview`` (an instructor) every unit."""
