@@ -18,6 +18,7 @@ from citation_core.material.uploads import Upload, UploadResult, add_upload, dis
 from studio import cached
 from studio.services import course_roots
 from studio.text import md_escape, plural
+from studio.widgets import slide_image
 
 THUMBNAILS_PER_VIEW = 24  # a deck of thousands of pages shows them in ranges of this many
 
@@ -225,7 +226,7 @@ for tab, um in zip(unit_tabs, every.values(), strict=False):
                             png = greyed(png, "Hidden")
                         elif not um.released:
                             png = greyed(png, "Not released")
-                        st.image(png, width="stretch")
+                        slide_image(png)
                         st.caption(page_caption(um, p.page_number))
         if um.transcript is not None:
             with st.expander(f"Transcript `{um.transcript.path.name}` · {len(um.transcript.cues)} cues"):
