@@ -9,10 +9,13 @@ from citation_core.chat.view import ViewPosition
 from citation_core.errors import CitationStudioError
 from citation_core.pipeline.languages import LANGUAGES
 from studio import cached
-from studio.language_check import check_citations
+from studio.language_check import check_citations, detector, detector_loaded
 from studio.services import chat_pipeline
 from studio.text import md_escape, plural
 from studio.widgets import chips, model_badges
+
+# lingua loads on the first detection of the server process (a few seconds): the page says so meanwhile
+LOADING_DETECTOR = "Loading the language detector (first use, a few seconds)…"
 
 st.title("Language QA")
 st.caption("Runs one question (or a pasted answer) once per language. Every prompt of a run starts with the "
@@ -50,6 +53,9 @@ if run and languages:
             except CitationStudioError as exc:
                 st.error(md_escape(exc))
                 continue
+            if not detector_loaded():
+                with st.spinner(LOADING_DETECTOR):
+                    detector()
             rows = check_citations(result.citations, code)
             bad = [r for r in rows if r.verdict == "mismatch"]
             (st.error if bad else st.success)(f"{plural(len(bad), 'mismatch')} in {plural(len(rows), 'field')}")

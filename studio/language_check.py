@@ -1,26 +1,47 @@
-"""Language QA: which language each keyword and summary came out in (lingua), and mismatches."""
+"""Language QA: which language each keyword and summary came out in (lingua), and mismatches.
+
+lingua's detector takes a few seconds and about 250 MiB to build, so nothing here imports lingua until
+the first detection: the app starts, and its other pages run, without it. ``detector_loaded`` tells a
+page whether the next detection has to build it first (and should say so).
+"""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Literal
-
-from lingua import IsoCode639_1, Language, LanguageDetector, LanguageDetectorBuilder
+from typing import TYPE_CHECKING, Literal
 
 from citation_core.pipeline.citation_pipeline import Citation
 from citation_core.pipeline.languages import LANGUAGES
 
+if TYPE_CHECKING:
+    from lingua import LanguageDetector
+
 Verdict = Literal["ok", "mismatch", "uncertain", "empty"]
 MIN_CONFIDENCE = 0.5
 
+_BUILDING = threading.Lock()  # two sessions detecting at once build one detector, not two
+
 
 @cache
-def detector() -> LanguageDetector:
-    """One detector over the supported languages (built once; read-only afterwards)."""
+def _build() -> LanguageDetector:
+    from lingua import IsoCode639_1, Language, LanguageDetectorBuilder
+
     langs = [Language.from_iso_code_639_1(getattr(IsoCode639_1, code.upper())) for code in LANGUAGES]
     return LanguageDetectorBuilder.from_languages(*langs).build()
+
+
+def detector() -> LanguageDetector:
+    """One detector over the supported languages (built on first use; read-only afterwards)."""
+    with _BUILDING:
+        return _build()
+
+
+def detector_loaded() -> bool:
+    """Whether the detector is built, i.e. the next detection does not have to wait for it."""
+    return _build.cache_info().currsize > 0
 
 
 @dataclass(frozen=True)
