@@ -287,6 +287,9 @@ with chat_col:
             else:
                 chips(msg.content, material, key=f"msg-{msg.id}", on_click=_on_click, audits=msg.meta.get("audits"))
 
+    # the turn being asked shows here, above the form: the question, then the writer's draft, then the status
+    pending = st.container()
+
     with st.form("ask", clear_on_submit=True, border=True):
         question = st.text_area("Question", placeholder="e.g. How does the merge step work?", height=80,
                                 key=W_QUESTION)
@@ -304,25 +307,39 @@ with chat_col:
         else:
             position = (ViewPosition(um.unit.id, page=state.page) if state.mode == "slides"
                         else ViewPosition(um.unit.id, second=float(state.second)))
-            with st.status("Running the pipeline…", expanded=True) as status:
-                def progress(ev: ProgressEvent) -> None:
-                    if ev.status != "start":
-                        status.write(f"{'✅' if ev.status == 'done' else '⚠️'} {ev.pass_name} · {ev.phase}")
-                    status.update(label=f"{ev.pass_name} pass · {ev.phase}…")
+            with pending:
+                with st.chat_message("user"):
+                    st.markdown(md_escape(question))
+                reply = st.chat_message("assistant")
+            draft_slot = reply.empty()
+            with reply:
+                status = st.status("Writing the answer…", expanded=False)
 
-                try:
-                    status.write("✍️ writing the answer")
-                    result: ChatResult = chat_pipeline(config, material)(
-                        question, position, language=state.language, variant=state.variant,
-                        pasted_answer=pasted or None, progress=progress, history=turns_so_far(messages))
-                except CitationStudioError as exc:
-                    status.update(label="Failed", state="error")
-                    st.error(md_escape(exc))
-                    st.stop()
-                failed = bool(result.failures)
-                status.update(label=f"Done · {plural(len(result.citations), 'citation')}"
-                              + (" · with failures" if failed else ""),
-                              state="error" if failed else "complete", expanded=False)
+            def show_draft(text: str) -> None:
+                """The writer's answer at once, uncited, until the cited answer replaces it (after the rerun)."""
+                with draft_slot.container():
+                    st.caption("Draft · the citations are being added")
+                    chips(text, material, key="draft")
+                status.update(label="Adding citations…")
+
+            def progress(ev: ProgressEvent) -> None:
+                if ev.status != "start":
+                    status.write(f"{'✅' if ev.status == 'done' else '⚠️'} {ev.pass_name} · {ev.phase}")
+                status.update(label=f"Adding citations · {ev.pass_name} pass · {ev.phase}…")
+
+            try:
+                result: ChatResult = chat_pipeline(config, material)(
+                    question, position, language=state.language, variant=state.variant,
+                    pasted_answer=pasted or None, progress=progress, history=turns_so_far(messages),
+                    on_draft=show_draft)
+            except CitationStudioError as exc:
+                status.update(label="Failed", state="error")
+                st.error(md_escape(exc))
+                st.stop()
+            failed = bool(result.failures)
+            status.update(label=f"Done · {plural(len(result.citations), 'citation')}"
+                          + (" · with failures" if failed else ""),
+                          state="error" if failed else "complete", expanded=False)
             # one transaction: the conversation (when new), the question and the answer
             try:
                 conversation_id, _ = store_answer(

@@ -295,3 +295,19 @@ def test_the_language_line_formats_citations_and_never_asks_for_a_translation() 
     assert "German (Deutsch)" in line and "never translate" in line
     assert "Write every word of your output" not in line
     assert "copy the answer exactly" in choose_language("fr").line_for("placement")
+
+
+def test_the_draft_is_handed_over_before_the_citation_stage_and_equals_the_cited_text() -> None:
+    events: list[str] = []
+    drafts: list[str] = []
+
+    def on_draft(text: str) -> None:
+        drafts.append(text)
+        events.append("draft")
+
+    result = chat()(
+        "How does the merge procedure combine two sorted halves?", ViewPosition(101, page=6),
+        progress=lambda ev: events.append(f"{ev.pass_name}:{ev.phase}"), on_draft=on_draft)
+    assert drafts == [result.writer_answer] and strip_markers(result.answer) == drafts[0]
+    first_citation_step = next(i for i, e in enumerate(events) if e.startswith(("faq:", "lecture:")))
+    assert events.index("draft") < first_citation_step, events

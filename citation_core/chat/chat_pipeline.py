@@ -94,10 +94,14 @@ class ChatPipeline:
     def __call__(self, question: str, position: ViewPosition, *, language: str | None = None,
                  variant: str = "default", pasted_answer: str | None = None,
                  progress: ProgressCallback | None = None,
-                 history: Sequence[tuple[str, str]] = ()) -> ChatResult:
+                 history: Sequence[tuple[str, str]] = (),
+                 on_draft: Callable[[str], None] | None = None) -> ChatResult:
         """One turn. ``history`` is the conversation so far as (question, answer) pairs, oldest first
         (answers may carry their citation markers; they are removed): the writer sees it, and retrieval
-        uses the recent turns as context. A ``pasted_answer`` is cited from its own text."""
+        uses the recent turns as context. A ``pasted_answer`` is cited from its own text.
+
+        ``on_draft`` receives the writer's answer as soon as it is written, before the citation stage
+        (a client shows it as a draft and replaces it with the cited answer); it runs on the calling thread."""
         view = current_view(self.material, position)
         turns = tuple((str(q), strip_markers(str(a))) for q, a in history)
         writer_trace = Trace("chat", progress)
@@ -116,6 +120,8 @@ class ChatPipeline:
             turn = WriterTurn(question, view, state, prompt, lang.language.code, writer_trace, turns)
             answer = write(writer_for(writer_role), turn)
 
+        if on_draft is not None:
+            on_draft(answer)
         switched = state.switched_to is not None and state.switched_to != view.unit_id
         lecture_sources = merge_lecture_sources(() if switched else view.sources, state.retrieved)
         faqs = _unique(state.faqs, lambda f: str(f.id))
