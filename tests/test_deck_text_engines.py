@@ -1,0 +1,183 @@
+"""The page text comes from pdfium where that changes nothing a reader sees: printed numbers, their source,
+titles and warnings are those of the former pypdf-only path on every deck the tests know.
+
+The decks: the sample course, the real decks (skipped without ``../shared/real``), the generated decks
+whose numbers are drawn (tests/material_decks) and the small decks the deck tests build. Page images are
+not read (``read_images=False``): the image numbers are only consulted when the text numbers nothing,
+and the text numbers are compared here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pypdfium2
+import pytest
+from fpdf import FPDF
+
+from citation_core.material.deck import _normalize, _parse, _title, load_deck
+from citation_core.material.models import Deck
+from tests.conftest import SAMPLE_COURSE
+from tests.material_decks import build_decks
+from tests.material_fixtures import (
+    ELTE,
+    METROPOLIS,
+    TUT_PYTHON,
+    add_page_labels,
+    encrypted_pdf,
+    make_pdf,
+    without_page_labels,
+)
+
+SAMPLE_DECKS = sorted((SAMPLE_COURSE / "decks").glob("*.pdf"))
+REAL_DECKS = [METROPOLIS, ELTE, TUT_PYTHON]
+
+
+def seen(deck: Deck) -> tuple[list[tuple[int, str | None, str, str]], tuple[str, ...]]:
+    """Everything a reader sees of a deck but its text: number, source and title per page; warnings."""
+    pages = [(p.page_number, p.display_page_number, p.display_source, p.title) for p in deck.pages]
+    return pages, deck.warnings
+
+
+def assert_same_as_pypdf(path: Path) -> None:
+    before = load_deck(path, text_engine="pypdf", cache=False, read_images=False)
+    now = load_deck(path, cache=False, read_images=False)
+    assert seen(now) == seen(before)
+    assert [p.page_number for p in now.pages] == [p.page_number for p in before.pages]
+
+
+def pdfium_only_titles(path: Path) -> list[str]:
+    """The titles pdfium's text would give, without the fallback to pypdf."""
+    document = pypdfium2.PdfDocument(path)
+    try:
+        return [_title(_normalize(document[i].get_textpage().get_text_range())) for i in range(len(document))]
+    finally:
+        document.close()
+
+
+def side_title_deck(path: Path, beside: bool) -> Path:
+    """Three pages: a large title, then two bullets and "N / 3". With ``beside`` the title stands to the right
+    of the first bullet, on its line (written first, drawn right); otherwise above the bullets."""
+    pdf = FPDF(orientation="landscape")
+    pdf.set_auto_page_break(False)
+    for n in range(1, 4):
+        pdf.add_page()
+        pdf.set_font("helvetica", size=32)
+        pdf.set_xy(150 if beside else 20, 15)
+        pdf.cell(text=f"Sorting {n}")
+        pdf.set_font("helvetica", size=12)
+        pdf.set_xy(20, 22 if beside else 45)
+        pdf.cell(text="- Why: order helps search")
+        pdf.set_xy(20, 55)
+        pdf.cell(text="- How: compare and swap")
+        pdf.set_xy(260, 195)
+        pdf.cell(text=f"{n} / 3")
+    path.write_bytes(bytes(pdf.output()))
+    return path
+
+
+# --- every deck: the same numbers, sources, titles and warnings as with pypdf ----------------
+
+
+@pytest.mark.parametrize("deck", SAMPLE_DECKS, ids=lambda p: p.name)
+def test_sample_decks_read_as_with_pypdf(deck: Path) -> None:
+    assert_same_as_pypdf(deck)
+
+
+@pytest.mark.real
+@pytest.mark.parametrize("deck", REAL_DECKS, ids=lambda p: p.name)
+def test_real_decks_read_as_with_pypdf(deck: Path) -> None:
+    assert_same_as_pypdf(deck)
+
+
+@pytest.mark.real
+def test_real_deck_without_its_page_labels_reads_as_with_pypdf(tmp_path: Path) -> None:
+    assert_same_as_pypdf(without_page_labels(METROPOLIS, tmp_path / "nolabels.pdf"))
+
+
+def test_generated_decks_with_drawn_numbers_read_as_with_pypdf(tmp_path: Path) -> None:
+    generated = build_decks(tmp_path)
+    assert len(generated) >= 8
+    for deck in generated:
+        assert_same_as_pypdf(deck.path)
+
+
+def _footer_decks(tmp_path: Path) -> list[Path]:
+    def pages(footer: str) -> list[list[str]]:
+        topics = [[f"Topic {n}", "Some text", footer.format(n=n)] for n in range(2, 6)]
+        return [["Course title", "Winter term"], *topics]
+
+    footers = ["Folie {n}", "Slide {n}", "{n} / 5", "{n}/5", "Page {n} of 5"]
+    return [make_pdf(tmp_path / f"footer{i}.pdf", pages(footer)) for i, footer in enumerate(footers)]
+
+
+def _odd_decks(tmp_path: Path) -> list[Path]:
+    plain = make_pdf(tmp_path / "plain.pdf", [[f"Topic {n}", f"Folie {n}"] for n in range(1, 4)])
+    return [
+        make_pdf(tmp_path / "years.pdf", [["History", "Founded in", "1998"], ["Answer", "3"], ["Ratio", "42"]]),
+        make_pdf(tmp_path / "ratios.pdf", [["Half", "p = 1 / 2"], ["Quarter", "q = 3 / 4"], ["Ninth", "r = 5 / 9"]]),
+        make_pdf(tmp_path / "halves.pdf", [[f"Half {i}", "p = 1 / 2"] for i in range(4)]),
+        make_pdf(tmp_path / "textless.pdf", [["Intro"], [], ["Outro"]]),
+        add_page_labels(plain, tmp_path / "labelled.pdf", [(0, 2, "/D", "", 10)]),
+        add_page_labels(make_pdf(tmp_path / "roman.pdf", [["Preface"], ["Intro"], ["Details"]]),
+                        tmp_path / "roman_labelled.pdf", [(0, 0, "/r", "", 1), (1, 2, "/D", "A-", 1)]),
+        encrypted_pdf(make_pdf(tmp_path / "open.pdf", [["Open slide", "1 / 1"]]), tmp_path / "owner_only.pdf",
+                      user_password=""),
+        side_title_deck(tmp_path / "beside.pdf", beside=True),
+        side_title_deck(tmp_path / "above.pdf", beside=False),
+    ]
+
+
+@pytest.mark.parametrize("make", [_footer_decks, _odd_decks], ids=["footers", "odd"])
+def test_small_built_decks_read_as_with_pypdf(tmp_path: Path, make: Callable[[Path], list[Path]]) -> None:
+    for deck in make(tmp_path):
+        assert_same_as_pypdf(deck)
+
+
+# --- where pdfium reads, and where pypdf still does --------------------------------------------
+
+
+@pytest.mark.parametrize("deck", SAMPLE_DECKS, ids=lambda p: p.name)
+def test_the_sample_decks_are_read_by_pdfium_alone(deck: Path) -> None:
+    assert set(_parse(deck.name, deck.read_bytes()).engines) == {"pdfium"}
+
+
+def test_a_title_beside_the_first_bullet_leaves_the_page_to_pypdf(tmp_path: Path) -> None:
+    beside = side_title_deck(tmp_path / "beside.pdf", beside=True)
+    # pdfium puts the title after the bullet it stands beside: its text would give another title
+    assert pdfium_only_titles(beside) != [p.title for p in load_deck(beside, text_engine="pypdf", cache=False).pages]
+    assert _parse(beside.name, beside.read_bytes()).engines == ("pypdf",) * 3
+    assert_same_as_pypdf(beside)
+    above = side_title_deck(tmp_path / "above.pdf", beside=False)
+    assert _parse(above.name, above.read_bytes()).engines == ("pdfium",) * 3
+    assert [p.title for p in load_deck(above, cache=False, read_images=False).pages] == [
+        "Sorting 1", "Sorting 2", "Sorting 3"]
+
+
+@pytest.mark.real
+@pytest.mark.parametrize("deck", REAL_DECKS, ids=lambda p: p.name)
+def test_real_decks_leave_to_pypdf_every_page_whose_pdfium_title_differs(deck: Path) -> None:
+    parsed = _parse(deck.name, deck.read_bytes())
+    pypdf_titles = [p.title for p in load_deck(deck, text_engine="pypdf", cache=False, read_images=False).pages]
+    differing = {i for i, (a, b) in enumerate(zip(pdfium_only_titles(deck), pypdf_titles, strict=True), 1) if a != b}
+    by_pypdf = {i for i, engine in enumerate(parsed.engines, 1) if engine == "pypdf"}
+    assert differing <= by_pypdf
+    assert len(by_pypdf) * 3 < len(parsed.engines)  # most pages are still read by pdfium
+
+
+@pytest.mark.real
+def test_tut_python_titles_set_beside_the_first_bullet_are_read_by_pypdf() -> None:
+    # LibreOffice sets "Cython" large beside the first bullet on several pages: pdfium alone would give
+    # "Advantages: Cython" on page 4 where a reader sees the title "Cython"
+    assert pdfium_only_titles(TUT_PYTHON)[3] != "Cython"
+    parsed = _parse(TUT_PYTHON.name, TUT_PYTHON.read_bytes())
+    assert parsed.engines[3] == "pypdf"
+    assert load_deck(TUT_PYTHON, cache=False, read_images=False).page(4).title == "Cython"
+
+
+@pytest.mark.real
+def test_pdfium_text_joins_words_hyphenated_at_a_line_end() -> None:
+    deck = load_deck(METROPOLIS, cache=False, read_images=False)
+    assert "\ufffe" not in "".join(p.text for p in deck.pages)
+    assert "consider using it" in deck.page(9).text
