@@ -99,10 +99,11 @@ class Preview:
         page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: self.errors.append(str(e)))
 
-    def open(self, text: str, units: dict[str, Any] | None = None, faqs: dict[str, Any] | None = None) -> Any:
+    def open(self, text: str, units: dict[str, Any] | None = None, faqs: dict[str, Any] | None = None,
+             audits: list[dict[str, Any]] | None = None) -> Any:
         self.count += 1
         path = self.tmp_path / f"preview_{self.count}.html"
-        doc = html_preview_document(text, UNITS if units is None else units, FAQS if faqs is None else faqs)
+        doc = html_preview_document(text, UNITS if units is None else units, FAQS if faqs is None else faqs, audits)
         path.write_text(doc, encoding="utf-8")
         self.page.goto(path.as_uri())
         self.page.wait_for_function("window.__chipsReady === true")
@@ -680,4 +681,35 @@ def test_empty_or_malformed_data_renders_without_errors(preview: Preview) -> Non
         })()"""
     )
     assert result == [0, 0, 0, 0, 0, 0, 1, 0]
+    assert preview.errors == []
+
+
+def _audit(index: int, text: str, verdict: str = "supported", reason: str = "") -> dict[str, Any]:
+    return {"index": index, "evidence": {"text": text, "start": 0, "end": len(text)}, "verdict": verdict,
+            "score": 1.0 if verdict == "supported" else 0.1, "reason": reason}
+
+
+def test_tooltips_quote_the_evidence_and_a_click_sends_it(preview: Preview) -> None:
+    text = f"Merging is linear.{SLIDE} The exam is open book.{FAQ} Heaps are trees.{SLIDE2}"
+    evidence = "• Merge compares the heads of L and R\n• and copies the smaller one into A"
+    audits = [_audit(0, evidence), _audit(1, "Yes: you may bring printed notes."),
+              _audit(2, "Split at the midpoint", "unsupported", "shares 0 of 3 terms (nothing)")]
+    page = preview.open(text, audits=audits)
+
+    slide = _open_tip(preview, "Merge step").locator(".cite-tip")
+    assert slide.locator(".cite-tip__quote-label").inner_text().lower() == "on the slide"
+    assert slide.locator(".cite-tip__quote-text").inner_text() == (
+        "“Merge compares the heads of L and R and copies the smaller one into A”")
+    preview.away()
+    faq = _open_tip(preview, "Exam").locator(".cite-tip")
+    parts = faq.evaluate("t => [...t.children].map(c => c.className)")
+    assert parts.index("cite-tip__rows") < parts.index("cite-tip__quote"), "an FAQ: question, then the answer's part"
+    assert "Is the exam open book?" in faq.inner_text() and "“Yes: you may bring printed notes.”" in faq.inner_text()
+    preview.away()
+    wrong = _open_tip(preview, "Split").locator(".cite-tip")
+    assert "The cited source may not support this sentence (shares 0 of 3 terms (nothing))" in wrong.inner_text()
+    preview.away()
+
+    page.locator(".cite-chip").first.click()
+    assert preview.clicks()[-1]["value"]["quote"] == evidence, "the whole passage, lines and bullets kept"
     assert preview.errors == []

@@ -132,8 +132,10 @@ window.__chipsReady = true;
 """
 
 
-def html_preview_document(answer_text: str, units: Mapping[str, Any], faqs: Mapping[str, Any]) -> str:
-    """A standalone HTML page rendering the answer with the same CSS and JS as the component.
+def html_preview_document(answer_text: str, units: Mapping[str, Any], faqs: Mapping[str, Any],
+                          audits: Sequence[Mapping[str, Any]] | None = None) -> str:
+    """A standalone HTML page rendering the answer with the same CSS and JS as the component (``audits``: the
+    answer's stored per-marker audits, for the evidence quotes).
 
     Clicks are recorded in ``window.__clicks`` as ``{event, value}``; ``window.__chipsReady`` is set
     once the chips are rendered; ``window.__mountCitationChips`` is the component's entry point.
@@ -141,5 +143,5 @@ def html_preview_document(answer_text: str, units: Mapping[str, Any], faqs: Mapp
     js = chip_component_js()
     if "</script" in js.lower():
         raise ValueError("component JavaScript must not contain '</script'")
-    payload = {"css": chip_component_css(), "data": chip_data(answer_text, units, faqs)}
+    payload = {"css": chip_component_css(), "data": chip_data(answer_text, units, faqs, audits)}
     return _PREVIEW_TEMPLATE.format(payload=_json_for_script(payload), js=js, name=COMPONENT_NAME)

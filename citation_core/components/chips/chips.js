@@ -183,10 +183,12 @@ function fillTooltip(tip, item, index, count, page) {
   if (item.note) tip.appendChild(statusNotice(item.note));
   tip.append(tooltipHead(item), tooltipSummary(item));
   const quote = evidenceQuote(item);
+  // an FAQ reads as question, then the quoted part of its answer; a slide or video as quote, then unit
+  if (item.kind === "faq") tip.appendChild(tooltipRows(item));
   if (quote) tip.appendChild(tooltipQuote(quote));
   const support = supportNote(item);
   if (support) tip.appendChild(statusNotice(support));
-  tip.appendChild(tooltipRows(item));
+  if (item.kind !== "faq") tip.appendChild(tooltipRows(item));
   const hint = actionHint(item);
   if (hint || count > 1) tip.appendChild(tooltipFoot(hint, index, count, page));
 }
