@@ -77,6 +77,56 @@ def side_title_deck(path: Path, beside: bool) -> Path:
     return path
 
 
+def _text(x: int, y: int, size: int, words: str) -> str:
+    return f"BT /F1 {size} Tf {x} {y} Td ({words}) Tj ET\n"
+
+
+def form_deck(path: Path, beside: bool) -> Path:
+    """Three pages whose text is partly inside a form XObject (``/Fm Do``). With ``beside`` the form, drawn
+    first, sets the title right of the first bullet, on its line; otherwise the form holds the bullets,
+    drawn after the title."""
+    pages = []
+    for n in (1, 2, 3):
+        bullets = _text(60, 500, 12, "- Why: order helps search") + _text(60, 470, 12, "- How: compare")
+        footer = _text(780, 40, 12, f"{n} / 3")
+        if beside:
+            pages.append(("/Fm Do\n" + bullets + footer, _text(400, 495, 30, f"Sorting {n}")))
+        else:
+            pages.append((_text(60, 540, 30, f"Sorting {n}") + "/Fm Do\n" + footer, bullets))
+    return pdf_with_forms(path, pages)
+
+
+def pdf_with_forms(path: Path, pages: list[tuple[str, str]]) -> Path:
+    """A PDF of A4 landscape pages in Helvetica; each page is (its content stream, the content of the form
+    XObject it may draw as ``/Fm``)."""
+    objects: list[bytes] = [b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"]
+    pages_id = 2 + 3 * len(pages)
+    page_ids = []
+    for content, form in pages:
+        form_bytes, content_bytes = form.encode("latin-1"), content.encode("latin-1")
+        objects.append(b"<< /Type /XObject /Subtype /Form /BBox [0 0 842 595] /Resources << /Font << /F1 1 0 R >> >>"
+                       b" /Length %d >>\nstream\n%s\nendstream" % (len(form_bytes), form_bytes))
+        objects.append(b"<< /Length %d >>\nstream\n%s\nendstream" % (len(content_bytes), content_bytes))
+        objects.append(b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 842 595] /Contents %d 0 R /Resources"
+                       b" << /Font << /F1 1 0 R >> /XObject << /Fm %d 0 R >> >> >>"
+                       % (pages_id, len(objects), len(objects) - 1))
+        page_ids.append(len(objects))
+    kids = b" ".join(b"%d 0 R" % i for i in page_ids)
+    objects.append(b"<< /Type /Pages /Kids [%s] /Count %d >>" % (kids, len(page_ids)))
+    objects.append(b"<< /Type /Catalog /Pages %d 0 R >>" % pages_id)
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, len(objects), xref)
+    path.write_bytes(bytes(out))
+    return path
+
+
 # --- every deck: the same numbers, sources, titles and warnings as with pypdf ----------------
 
 
@@ -126,6 +176,8 @@ def _odd_decks(tmp_path: Path) -> list[Path]:
                       user_password=""),
         side_title_deck(tmp_path / "beside.pdf", beside=True),
         side_title_deck(tmp_path / "above.pdf", beside=False),
+        form_deck(tmp_path / "form_beside.pdf", beside=True),
+        form_deck(tmp_path / "form_above.pdf", beside=False),
     ]
 
 
@@ -153,6 +205,19 @@ def test_a_title_beside_the_first_bullet_leaves_the_page_to_pypdf(tmp_path: Path
     assert _parse(above.name, above.read_bytes()).engines == ("pdfium",) * 3
     assert [p.title for p in load_deck(above, cache=False, read_images=False).pages] == [
         "Sorting 1", "Sorting 2", "Sorting 3"]
+
+
+def test_text_inside_a_form_xobject_counts_where_the_form_is_drawn(tmp_path: Path) -> None:
+    above = form_deck(tmp_path / "form_above.pdf", beside=False)
+    assert _parse(above.name, above.read_bytes()).engines == ("pdfium",) * 3
+    deck = load_deck(above, cache=False, read_images=False)
+    assert deck.page(2).text == "Sorting 2\n- Why: order helps search\n- How: compare\n2 / 3"
+    assert [(p.title, p.display_page_number) for p in deck.pages] == [(f"Sorting {n}", str(n)) for n in (1, 2, 3)]
+    beside = form_deck(tmp_path / "form_beside.pdf", beside=True)
+    assert pdfium_only_titles(beside)[0] != "Sorting 1"
+    assert _parse(beside.name, beside.read_bytes()).engines == ("pypdf",) * 3
+    assert [p.title for p in load_deck(beside, cache=False, read_images=False).pages] == [
+        f"Sorting {n}" for n in (1, 2, 3)]
 
 
 @pytest.mark.real

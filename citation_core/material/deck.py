@@ -17,6 +17,7 @@ before. What was parsed is kept on disk by content (``deck_cache.py``), so a dec
 from __future__ import annotations
 
 import ctypes
+import functools
 import io
 import math
 import re
@@ -301,29 +302,28 @@ def _in_stream_order(page: Any, textpage: Any) -> bool:
     pdfium joins text objects that share a line and sorts them by x position; pypdf keeps the stream
     order. Only where pdfium moved nothing do both put the same lines in the same order.
     """
-    import pypdfium2.raw as pdfium_c
-
+    calls = _pdfium_calls()
+    page_address = ctypes.cast(page.raw, ctypes.c_void_p).value
     order: dict[int, int] = {}
-    stack: list[tuple[Any, int, int]] = [(None, pdfium_c.FPDFPage_CountObjects(page.raw), 0)]
+    stack: list[tuple[int | None, int, int]] = [(None, calls.page_count(page_address), 0)]
     while stack:  # depth first, in stream order
         form, count, index = stack.pop()
         if index >= count:
             continue
         stack.append((form, count, index + 1))
-        item = (pdfium_c.FPDFPage_GetObject(page.raw, index) if form is None
-                else pdfium_c.FPDFFormObj_GetObject(form, index))
-        kind = pdfium_c.FPDFPageObj_GetType(item)
-        address = ctypes.cast(item, ctypes.c_void_p).value
-        if kind == pdfium_c.FPDF_PAGEOBJ_TEXT and address is not None:
-            order[address] = len(order)
-        elif kind == pdfium_c.FPDF_PAGEOBJ_FORM:
-            stack.append((item, pdfium_c.FPDFFormObj_CountObjects(item), 0))
+        item = calls.page_object(page_address, index) if form is None else calls.form_object(form, index)
+        if item is None:
+            continue
+        kind = calls.kind(item)
+        if kind == calls.TEXT:
+            order[item] = len(order)
+        elif kind == calls.FORM:
+            stack.append((item, calls.form_count(item), 0))
 
-    text_object = pdfium_c.FPDFText_GetTextObject
-    raw = textpage.raw
+    text_address = ctypes.cast(textpage.raw, ctypes.c_void_p).value
     last = -1
-    for index in range(pdfium_c.FPDFText_CountChars(raw)):
-        key = ctypes.cast(text_object(raw, index), ctypes.c_void_p).value
+    for index in range(calls.char_count(text_address)):
+        key = calls.char_object(text_address, index)
         if key is None:  # a space or line break pdfium added
             continue
         position = order.get(key)
@@ -331,6 +331,45 @@ def _in_stream_order(page: Any, textpage: Any) -> bool:
             return False
         last = position
     return True
+
+
+@dataclass(frozen=True)
+class _PdfiumCalls:
+    """The pdfium functions the order check calls, taking and giving handles as plain addresses (ints): the
+    same C functions, without a pointer object built and cast for each of a page's thousands of objects and
+    characters."""
+
+    page_count: Callable[[int | None], int]
+    page_object: Callable[[int | None, int], int | None]
+    form_count: Callable[[int], int]
+    form_object: Callable[[int, int], int | None]
+    kind: Callable[[int], int]
+    char_count: Callable[[int | None], int]
+    char_object: Callable[[int | None, int], int | None]
+    TEXT: int
+    FORM: int
+
+
+@functools.cache
+def _pdfium_calls() -> _PdfiumCalls:
+    import pypdfium2.raw as pdfium_c
+
+    handle, number = ctypes.c_void_p, ctypes.c_int
+
+    def plain(function: Any, result: Any, *arguments: Any) -> Any:
+        return ctypes.CFUNCTYPE(result, *arguments)(ctypes.cast(function, ctypes.c_void_p).value or 0)
+
+    return _PdfiumCalls(
+        page_count=plain(pdfium_c.FPDFPage_CountObjects, number, handle),
+        page_object=plain(pdfium_c.FPDFPage_GetObject, handle, handle, number),
+        form_count=plain(pdfium_c.FPDFFormObj_CountObjects, number, handle),
+        form_object=plain(pdfium_c.FPDFFormObj_GetObject, handle, handle, ctypes.c_ulong),
+        kind=plain(pdfium_c.FPDFPageObj_GetType, number, handle),
+        char_count=plain(pdfium_c.FPDFText_CountChars, number, handle),
+        char_object=plain(pdfium_c.FPDFText_GetTextObject, handle, handle, number),
+        TEXT=pdfium_c.FPDF_PAGEOBJ_TEXT,
+        FORM=pdfium_c.FPDF_PAGEOBJ_FORM,
+    )
 
 
 def _normalize(text: str) -> str:
