@@ -21,7 +21,6 @@ import functools
 import io
 import math
 import re
-import threading
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -35,6 +34,7 @@ from ..errors import MaterialError
 from . import deck_cache, ocr
 from .deck_cache import ParsedDeck, TextEngine
 from .models import Deck, DeckPage, DisplaySource
+from .pdfium import PDFIUM_LOCK
 
 __all__ = ["Progress", "load_deck", "needs_reading", "render_page_png"]
 
@@ -61,7 +61,6 @@ PDF_ERRORS: tuple[type[Exception], ...] = (
 _DECRYPT_ERRORS: tuple[type[Exception], ...] = (*PDF_ERRORS, ImportError)  # ImportError: no crypto library
 
 # pdfium is not thread-safe: the calls made here (text pages, thumbnails) take turns
-_PDFIUM_LOCK = threading.RLock()
 
 
 @dataclass(frozen=True)
@@ -167,7 +166,7 @@ def render_page_png(path: Path, page_number: int, width: int = 320) -> bytes:
     _check_file(path)
     import pypdfium2
 
-    with _PDFIUM_LOCK:
+    with PDFIUM_LOCK:
         try:
             document = pypdfium2.PdfDocument(path)
         except pypdfium2.PdfiumError as err:
@@ -268,7 +267,7 @@ def _pdfium_texts(data: bytes, count: int) -> list[str | None] | None:
     pages."""
     import pypdfium2
 
-    with _PDFIUM_LOCK:
+    with PDFIUM_LOCK:
         try:
             document = pypdfium2.PdfDocument(data)
         except pypdfium2.PdfiumError:

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import MaterialError
 from .models import Cue
+from .pdfium import PDFIUM_LOCK
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 MIN_WORDS = 1
@@ -91,6 +92,11 @@ def _line_boxes(textpage: Any, first: int, last: int, display: _Display) -> list
 
 def evidence_boxes(pdf: Path, page_number: int, evidence: str) -> list[Box]:
     """Boxes around each line of ``evidence`` on page ``page_number`` (1-based) of ``pdf``; [] when not found."""
+    with PDFIUM_LOCK:
+        return _evidence_boxes(pdf, page_number, evidence)
+
+
+def _evidence_boxes(pdf: Path, page_number: int, evidence: str) -> list[Box]:
     import pypdfium2
 
     try:

@@ -31,6 +31,8 @@ import numpy as np
 import pypdfium2
 from PIL import Image, ImageFilter, ImageOps
 
+from .pdfium import PDFIUM_LOCK
+
 __all__ = [
     "CACHE_ENV",
     "OcrSegment",
@@ -252,9 +254,11 @@ def read_pages(path: Path, data: bytes, progress: Progress | None = None,
     digest = content_digest(data)
     # one thread per Tesseract process: two processes read at once, and OpenMP threads on top only contend
     os.environ.setdefault("OMP_THREAD_LIMIT", "1")
-    document = pypdfium2.PdfDocument(data)
+    with PDFIUM_LOCK:
+        document = pypdfium2.PdfDocument(data)
     try:
-        count = len(document)
+        with PDFIUM_LOCK:
+            count = len(document)
         cached = _cached_pages(digest, count)
         if cached is not None:
             return cached
@@ -262,7 +266,8 @@ def read_pages(path: Path, data: bytes, progress: Progress | None = None,
     except pypdfium2.PdfiumError as err:
         raise RuntimeError(f"cannot render the pages ({err})") from err
     finally:
-        document.close()
+        with PDFIUM_LOCK:
+            document.close()
     _store_entry(digest, {"format": FORMAT, "needed": True, "engine": engine_version(), "file": path.name,
                           "pages": [[asdict(s) for s in page] for page in pages]})
     return pages
@@ -287,7 +292,9 @@ def _read_document(document: pypdfium2.PdfDocument, count: int, progress: Progre
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         for index in range(count):
-            pending.append((index, pool.submit(_read_groups, list(_page_groups(document, index)))))
+            with PDFIUM_LOCK:  # rendering only: Tesseract reads outside the lock
+                groups = list(_page_groups(document, index))
+            pending.append((index, pool.submit(_read_groups, groups)))
             while len(pending) > 3:  # keep rendering at most a few pages ahead
                 if not collect():
                     return _stopped(results, pending, progress, count)
