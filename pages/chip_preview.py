@@ -10,7 +10,7 @@ import streamlit as st
 import studio.boot  # noqa: F401  (deep links on a fresh server)
 from citation_core.contract import PATTERN_NAMES, parse
 from studio import cached
-from studio.chip_report import chip_report
+from studio.chip_report import CandidateRow, chip_report
 from studio.keys import PREVIEW_CLICK
 from studio.text import plural
 from studio.widgets import chips
@@ -41,6 +41,24 @@ def _remember_click(value: dict[str, object]) -> None:
     st.session_state[PREVIEW_CLICK] = value
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def _report(text: str) -> list[CandidateRow]:
+    return chip_report(text)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _readings(text: str) -> dict[str, list[dict[str, object]]]:
+    """Each parser's matches of ``text`` (``to_json``), in ``PATTERN_NAMES`` order."""
+    return {p: [m.to_json() for m in parse(text, p)] for p in PATTERN_NAMES}
+
+
+@st.cache_resource(show_spinner=False)
+def _vectors(stamp: float) -> tuple[str, tuple[dict[str, str], ...]]:
+    """The contract vectors file as text, and its cases (read once per version of the file)."""
+    text = VECTORS.read_text(encoding="utf-8")
+    return text, tuple(json.loads(text)["cases"])
+
+
 text = st.text_area("Marker text", EXAMPLE, height=160, key="preview_text")
 with st.container(border=True):
     chips(text, material, key="preview-chips", on_click=_remember_click)
@@ -53,7 +71,7 @@ else:
     st.caption("Click a chip: the value the Ask page would receive shows here. FAQ chips, and chips whose unit is "
                "unknown or unreleased or whose slide is hidden, send nothing.")
 
-report = chip_report(text)
+report = _report(text)
 made = len({r.group for r in report if r.chip})
 st.markdown(f"**Which markers became chips** · {plural(len(report), 'marker')}, {plural(made, 'chip')}")
 if report:
@@ -66,8 +84,9 @@ else:
 
 st.subheader("What each parser reads")
 cols = st.columns(len(PATTERN_NAMES))
+readings = _readings(text)
 for col, pattern in zip(cols, PATTERN_NAMES, strict=True):
-    found = [m.to_json() for m in parse(text, pattern)]
+    found = readings[pattern]
     col.markdown(f"**{pattern}** · {PARSERS.get(pattern, pattern)} · {plural(len(found), 'match')}")
     rows = [{k: v for k, v in m.items() if v is not None and k != "span"} | {"span": str(m["span"])}
             for m in found]
@@ -76,17 +95,16 @@ for col, pattern in zip(cols, PATTERN_NAMES, strict=True):
     else:
         col.caption("no match")
 
-vector = {"name": "pasted text", "text": text,
-          "expect": {p: [m.to_json() for m in parse(text, p)] for p in PATTERN_NAMES}}
+vector = {"name": "pasted text", "text": text, "expect": readings}
+vectors_text, cases = _vectors(VECTORS.stat().st_mtime)
 exp = st.columns(2)
 exp[0].download_button("Export this text as a test vector", json.dumps(vector, ensure_ascii=False, indent=1),
                        file_name="vector.json", mime="application/json", on_click="ignore")
-exp[1].download_button("Download all contract vectors", VECTORS.read_text(encoding="utf-8"),
+exp[1].download_button("Download all contract vectors", vectors_text,
                        file_name="vectors.json", mime="application/json", on_click="ignore")
 
 st.subheader("Gallery of edge cases")
 st.caption("Every case of the contract test-vector file, rendered.")
-cases = json.loads(VECTORS.read_text(encoding="utf-8"))["cases"]
 for i, case in enumerate(cases):
     with st.container(border=True):
         st.markdown(f"**{case['name']}**" + (f" — {case['note']}" if case["note"] else ""))
