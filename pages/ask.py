@@ -56,7 +56,7 @@ from studio.services import (
 )
 from studio.text import md_escape, plural
 from studio.transcript import transcript_panel
-from studio.widgets import chips, model_badges, models_line, trace_panel
+from studio.widgets import chips, model_badges, models_line, slide_image, trace_panel
 
 # The viewer column stays in sight while the chat column scrolls: a chip clicked in a long
 # conversation moves a viewer the user can see. Taller than the window, it scrolls inside.
@@ -199,7 +199,7 @@ with viewer_col, st.container(key="viewer"):
             png, lit = cached.highlighted_png(deck.path, state.page, state.evidence)
         else:
             png = cached.deck_png(deck.path, state.page)
-        st.image(png, width="stretch")
+        slide_image(png)
         if state.evidence:
             st.caption(("Lit up: the line the citation quotes." if lit == 1 else
                         f"Lit up: the {lit} lines the citation quotes.") if lit else

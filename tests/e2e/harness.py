@@ -119,6 +119,8 @@ def ask(page: Any, question: str, pasted: str | None = None) -> None:
     page.get_by_role("button", name="Ask", exact=True).click()
     page.wait_for_function(f"() => document.querySelectorAll('[data-testid=stChatMessage]').length >= {before + 2}",
                            timeout=90_000)
+    # the draft shows first (question and uncited answer); the stored, cited answer replaces it after the run
+    page.get_by_text("Draft · the citations are being added").wait_for(state="detached", timeout=90_000)
     wait_idle(page)
     last = page.locator("[data-testid=stChatMessage]").last
     last.locator("button.cite-chip, .cite-raw, p").first.wait_for(timeout=15_000)
