@@ -9,6 +9,7 @@ from citation_core.chat.view import ViewPosition
 from citation_core.errors import CitationStudioError
 from citation_core.pipeline.languages import LANGUAGES
 from studio import cached
+from studio.audit_table import audit_table
 from studio.language_check import check_citations, detector, detector_loaded
 from studio.services import chat_pipeline
 from studio.text import md_escape, plural
@@ -59,11 +60,14 @@ if run and languages:
             rows = check_citations(result.citations, code)
             bad = [r for r in rows if r.verdict == "mismatch"]
             (st.error if bad else st.success)(f"{plural(len(bad), 'mismatch')} in {plural(len(rows), 'field')}")
-            chips(result.answer, material, key=f"qa-{code}")
+            audits = [{**a.to_json(), "index": a.index} for a in result.audits]
+            chips(result.answer, material, key=f"qa-{code}", audits=audits)
             st.dataframe([{"seq": r.seq, "field": r.field, "text": r.text, "detected": r.detected or "—",
                            "confidence": r.confidence,
                            "verdict": {"ok": "✅ ok", "mismatch": "❌ mismatch", "uncertain": "❔ too short",
                                        "empty": "∅ empty"}[r.verdict]} for r in rows], hide_index=True, width="stretch")
+            with st.expander("Support audit", expanded=any(a["verdict"] == "unsupported" for a in audits)):
+                audit_table(audits, material)
             with st.expander("Prompts (first lines)"):
                 for name, trace in result.traces.items():
                     for call in trace.calls:

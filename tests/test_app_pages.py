@@ -185,3 +185,17 @@ def test_ask_offers_released_units_and_visible_slides_unless_the_instructor_prev
     state = at.session_state[VIEW]
     assert (state.unit_id, state.preview) == (11, False)
     assert any("Unit 13 is not released" in w.value for w in at.warning)
+
+
+def test_language_qa_audits_a_pasted_answer_and_flags_a_claim_cited_to_an_unrelated_slide() -> None:
+    at = page("language_qa.py")
+    at.text_area[0].input("Merge sort runs in Theta of n log n time on every input.[cite:L:201:3:::Hashing:Direct.] "
+                          "Taking from L when keys are equal makes merge sort stable.")
+    at.multiselect[0].set_value(["en"])
+    at.button[0].click().run()
+    assert not at.exception, at.exception
+    tables = [h.proto.body for h in at.get("html") if "audit-table" in h.proto.body]
+    assert len(tables) == 1
+    flagged = tables[0].split("<tr class='is-flagged'")[1:]
+    assert len(flagged) == 1 and "Theta of n log n" in flagged[0] and "Hashing" in flagged[0]
+    assert any("flagged as unsupported" in w.value for w in at.warning)
