@@ -279,7 +279,7 @@ with chat_col:
                 f"the language of the material ({um.unit.language}). Point a role at an LLM in application.yml "
                 "to get them translated.")
 
-    messages = store.messages(state.conversation_id) if state.conversation_id is not None else []
+    messages = cached.messages(state.conversation_id) if state.conversation_id is not None else ()
     for msg in messages:
         with st.chat_message(msg.role):
             if msg.role == "user":

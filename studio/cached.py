@@ -11,7 +11,7 @@ from typing import Any
 import streamlit as st
 
 from citation_core.llm.config import LlmConfig, default_config
-from citation_core.lms.store import LmsStore
+from citation_core.lms.store import LmsStore, Message
 from citation_core.material.deck import render_page_png
 from citation_core.material.library import CourseMaterial, load_material
 
@@ -99,3 +99,15 @@ def chip_payload(answer: str, material: CourseMaterial, audits: Sequence[Mapping
     """
     _, tables, digest = _chip_tables(material)
     return _chip_payload(answer, digest, json.dumps(list(audits or ()), sort_keys=True, ensure_ascii=False), tables)
+
+
+@st.cache_resource(show_spinner=False, max_entries=128)
+def _messages(database: str, conversation_id: int, last_id: int | None) -> tuple[Message, ...]:
+    return tuple(store().messages(conversation_id))
+
+
+def messages(conversation_id: int) -> tuple[Message, ...]:
+    """The conversation's messages, read (and their stored JSON parsed) once per new message, not per rerun;
+    shared read-only between the sessions that open it."""
+    db = store()
+    return _messages(str(db.path), conversation_id, db.last_message_id(conversation_id))

@@ -118,3 +118,14 @@ def test_unit_table_names_slides_by_printed_number_and_title(material: CourseMat
     assert set(table["101"]["slides"]) == {str(p.page_number) for p in deck.pages}
     for uid, um in material.units.items():
         assert bool(table[str(uid)]["slides"]) == (um.deck is not None)
+
+
+def test_last_message_id_tells_a_conversation_read_earlier_has_grown(tmp_path: Path) -> None:
+    store = LmsStore(tmp_path / "lms.sqlite3")
+    first = store.save_turn("s" * 32, None, "Q1", "A1", course_id=1, unit_id=101, title="Q1")
+    before = store.last_message_id(first.conversation_id)
+    assert before is not None and [m.id for m in store.messages(first.conversation_id)][-1] == before
+    store.save_turn("s" * 32, first.conversation_id, "Q2", "A2", course_id=1, unit_id=101, title="Q1")
+    after = store.last_message_id(first.conversation_id)
+    assert after is not None and after > before
+    assert store.last_message_id(999) is None

@@ -176,6 +176,13 @@ class LmsStore:
             rows = db.execute(query + " ORDER BY id DESC", args).fetchall()
         return [Conversation(*row) for row in rows]
 
+    def last_message_id(self, conversation_id: int) -> int | None:
+        """The id of the conversation's newest message (None when it has none): a cheap way to tell whether
+        a conversation read earlier has changed, since messages are only ever added."""
+        with self._connect() as db:
+            row = db.execute("SELECT max(id) FROM messages WHERE conversation_id = ?", (conversation_id,)).fetchone()
+        return int(row[0]) if row and row[0] is not None else None
+
     def messages(self, conversation_id: int) -> list[Message]:
         with self._connect() as db:
             rows = db.execute(
