@@ -5,6 +5,7 @@ sample course), drives it in headless Chromium (Debian's /usr/bin/chromium) at 1
 viewport screenshots:
 
 * ``ask.png``: Ask on slide page 6 of unit 101 after a question, a slide chip hovered (tooltip open);
+* ``ask_evidence.png``: the same, after a click on that chip: its evidence lines lit up on the slide;
 * ``chip_preview.png``: Chip preview with its example text rendered as chips;
 * ``language_qa.png``: Language QA after Run with the default languages en, de, fr;
 * ``library.png``: Library with the first unit's deck thumbnails;
@@ -88,6 +89,20 @@ def shot_ask(page: Any, url: str, out: Path) -> None:
     page.mouse.move(0, 0)
 
 
+def shot_ask_evidence(page: Any, url: str, out: Path) -> None:
+    open_ask(page, url)
+    go_to_page(page, 9)
+    ask(page, QUESTION)
+    settle(page, 1000)
+    page.locator("[data-testid=stChatMessage]").last.locator("button.cite-chip--slide").first.click()
+    page.get_by_text("Lit up:").wait_for(timeout=15_000)
+    settle(page, 1000)
+    scroll_main_to(page, page.locator("h3").first, offset=64)
+    page.mouse.move(0, 0)
+    page.wait_for_timeout(400)
+    page.screenshot(path=str(out / "ask_evidence.png"))
+
+
 def shot_chip_preview(page: Any, url: str, out: Path) -> None:
     nav(page, url, "Chip preview", "What each parser reads")
     page.locator("button.cite-chip").first.wait_for(timeout=30_000)
@@ -142,7 +157,8 @@ def shot_ask_dark(page: Any, url: str, out: Path) -> None:
 
 
 # name: (take it, theme, window)
-SHOTS = {"ask": (shot_ask, "light", VIEWPORT), "chip_preview": (shot_chip_preview, "light", VIEWPORT),
+SHOTS = {"ask": (shot_ask, "light", VIEWPORT), "ask_evidence": (shot_ask_evidence, "light", VIEWPORT),
+         "chip_preview": (shot_chip_preview, "light", VIEWPORT),
          "language_qa": (shot_language_qa, "light", VIEWPORT), "library": (shot_library, "light", VIEWPORT),
          "ask_dark": (shot_ask_dark, "dark", {"width": 800, "height": 800})}
 
