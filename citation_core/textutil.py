@@ -17,12 +17,15 @@ code) is respected by ``sentences``; slide text is read into whole bullets by ``
 from __future__ import annotations
 
 import functools
+import importlib.util
 import math
 import re
+import sys
 import threading
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 LANGUAGES = ("en", "de", "fr", "es", "it", "pt", "nl", "pl", "tr", "ru", "zh", "ja")
@@ -77,22 +80,65 @@ def stop_words(lang: str) -> frozenset[str]:
     lang = lang_code(lang)
     name = _BM25S_LISTS.get(lang)
     if name is not None:
-        from bm25s import stopwords as lists
-
-        words = getattr(lists, name, None)
+        words = getattr(_bm25s_stop_word_lists(), name, None)
         if words:
             return frozenset(w.lower() for w in words)
-    import stopwordsiso
-
-    return frozenset(w.lower() for w in stopwordsiso.stopwords(lang))
+    return frozenset(w.lower() for w in _iso_stop_words(lang))
 
 
 @functools.cache
 def weak_words(lang: str) -> frozenset[str]:
     """stopwords-iso's broad list of ``lang`` (frequent verbs, adverbs, quantifiers): no keyword ends in one."""
-    import stopwordsiso
+    return frozenset(w.lower() for w in _iso_stop_words(lang_code(lang))) | stop_words(lang)
 
-    return frozenset(w.lower() for w in stopwordsiso.stopwords(lang_code(lang))) | stop_words(lang)
+
+# The stop-word lists come from two packages whose import loads much more than the lists: bm25s loads numpy
+# (about 20 MiB and 0.1 s), stopwordsiso importlib.metadata (5 MiB). Matching and the offline model need only
+# the lists, so they are read from the packages' folders (found without running the packages) unless the
+# packages are loaded anyway; the packages' own import is the fallback.
+
+def _package_file(package: str, name: str) -> Path | None:
+    spec = importlib.util.find_spec(package)  # a top-level package is found without running it
+    folders = list(spec.submodule_search_locations or []) if spec is not None else []
+    path = Path(folders[0], name) if folders else None
+    return path if path is not None and path.is_file() else None
+
+
+@functools.cache
+def _bm25s_stop_word_lists() -> Any:
+    """bm25s's ``stopwords`` module (constant word lists only)."""
+    loaded = sys.modules.get("bm25s.stopwords")
+    path = _package_file("bm25s", "stopwords.py") if loaded is None else None
+    spec = importlib.util.spec_from_file_location("_bm25s_stopwords", path) if path is not None else None
+    if spec is None or spec.loader is None:
+        from bm25s import stopwords
+
+        return stopwords
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@functools.cache
+def _iso_lists() -> dict[str, list[str]] | None:
+    """stopwords-iso's lists by language code, as ``stopwordsiso`` ships them; None: ask the package."""
+    path = _package_file("stopwordsiso", "stopwords-iso.json") if "stopwordsiso" not in sys.modules else None
+    if path is None:
+        return None
+    import json
+
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return data if isinstance(data, dict) else None
+
+
+def _iso_stop_words(lang: str) -> set[str]:
+    """``stopwordsiso.stopwords(lang)``."""
+    lists = _iso_lists()
+    if lists is None:
+        import stopwordsiso
+
+        return set(stopwordsiso.stopwords(lang))
+    return set(lists.get(lang.lower(), []))
 
 
 @functools.cache
