@@ -2,7 +2,7 @@
 
 It reads the task name and inputs of the request (the rendered prompt is only counted for the
 token estimate). It places ids behind the answer sentences the sources support (stemmed, per-language
-term overlap), picks keywords with YAKE among the phrases of the source (never one already used), and
+term overlap), picks keywords with YAKE (``yake_rust``) among the phrases of the source (never one already used), and
 summarises by extracting whole statements. It cannot translate: output stays in the language of the
 source.
 """
@@ -150,15 +150,25 @@ def _cjk_stop(char: str, lang: str) -> bool:
     return char in stop_words(lang) or bool(_HIRAGANA.match(char))
 
 
-def _yake(lang: str) -> Any:
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def _yake_phrases(text: str, lang: str) -> list[str]:
+    """YAKE's 40 best key phrases of ``text`` (up to three words), best first.
+
+    ``yake_rust`` (a compiled YAKE, the reference implementation's algorithm and segtok's tokens) costs
+    no numpy or networkx to load, so a small ``cite`` starts in a fraction of the time. A lone
+    surrogate (text read with ``surrogateescape``) counts as an unknown character, as it did for
+    Python YAKE.
+    """
     cache: dict[str, Any] | None = getattr(_yake_local, "extractors", None)
     if cache is None:
         cache = _yake_local.extractors = {}
     if lang not in cache:
-        import yake
+        import yake_rust
 
-        cache[lang] = yake.KeywordExtractor(lan=lang, n=3, top=40, stopwords=set(weak_words(lang)))
-    return cache[lang]
+        cache[lang] = yake_rust.Yake(stopwords=set(weak_words(lang)), ngrams=3)
+    return [kw for kw, _ in cache[lang].get_n_best(_SURROGATE.sub("\ufffd", text), n=40)]
 
 
 def _cap(phrase: str) -> str:
@@ -225,12 +235,12 @@ def keyword_candidates(paragraph: str, lang: str | None = None) -> list[str]:
         return out
     text = "\n".join(p for p in (head, faq_question, body) if p) or paragraph
     try:
-        found = _yake(lang).extract_keywords(text)
+        found = _yake_phrases(text, lang)
     except Exception:  # noqa: BLE001 - YAKE failing on odd text only costs candidates
         found = []
     # a phrase must stand in one line of the source as it is (YAKE reads across line breaks)
     flat_lines = [" ".join(ln.split()).lower() for ln in [head, faq_question, *lines] if ln]
-    phrases = [_clean_phrase(str(kw)) for kw, _ in found]
+    phrases = [_clean_phrase(str(kw)) for kw in found]
     phrases = [p for p in phrases if any(p.lower() in ln for ln in flat_lines)]
     # phrases from the title, or an FAQ question's phrases that its answer repeats, name the topic best
     if faq_question:
