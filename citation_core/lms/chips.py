@@ -10,6 +10,9 @@ Data sent to the component (``data``)::
                              "slides": {"<deck index>": {"printed": str | None, "title": str}}}},
      "faqs":  {"<faq id>": {"question"}}}
 
+The app sends it as UTF-8 JSON bytes, with only the units and FAQs the answer's markers name
+(``studio.chips.chip_payload``); the preview below passes the object itself.
+
 ``slides`` (from ``unit_table``; empty without a deck) is how people name a slide: the chips show
 "Slide <printed>", or "Unnumbered slide “<title>”", or just "Slide" when the slide is unknown; never
 the deck index, which only the click value's ``page`` carries (DESIGN.md section 3).
