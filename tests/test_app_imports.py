@@ -113,3 +113,17 @@ def test_lingua_loads_on_the_first_detection_and_the_page_says_so(tmp_path: Path
     # one spinner while the detector is built, then none: it is built once per process
     assert out["first"] == ["Loading the language detector (first use, a few seconds)…"]
     assert out["again"] == out["first"]
+
+
+def test_loading_a_course_imports_neither_pytesseract_nor_pandas() -> None:
+    """Whether page images could be read is asked for every deck; the answer needs no import of pytesseract
+    (which imports pandas when it is installed): 0.7 s and 67 MiB at the app's first render."""
+    code = ("import sys; from pathlib import Path\n"
+            "from citation_core.material.library import load_material\n"
+            "from citation_core.material import ocr\n"
+            "m = load_material(Path('sample_decks'))\n"
+            "assert ocr._why_unavailable() is None, ocr._why_unavailable()\n"
+            "print(sorted(n for n in ('pytesseract', 'pandas', 'pyarrow') if n in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.util
 import json
 import os
+import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import threading
@@ -69,6 +72,8 @@ _LINE_PX = 40  # each group is scaled to this height before it is read
 _MAX_GROUPS = 24  # groups read per page (the largest ones are dropped first)
 _TESSERACT_CONFIG = "--psm 6 -c tessedit_do_invert=0"
 
+TESSERACT = "tesseract"  # the program pytesseract runs (its default command)
+
 
 @dataclass(frozen=True)
 class OcrSegment:
@@ -98,22 +103,25 @@ def ocr_unavailable() -> str | None:
 
 
 def _why_unavailable() -> str | None:
-    try:
-        import pytesseract
-    except ImportError:
+    # asked when any deck loads: found without importing pytesseract, which imports pandas when it is installed
+    if importlib.util.find_spec("pytesseract") is None:
         return "the Python package pytesseract is not installed"
-    command = pytesseract.pytesseract.tesseract_cmd
-    if shutil.which(command) is None:
-        return f"the Tesseract program ({command}) is not installed"
+    if shutil.which(TESSERACT) is None:
+        return f"the Tesseract program ({TESSERACT}) is not installed"
     return None
 
 
 @functools.cache
 def engine_version() -> str:
-    """The Tesseract version (part of the cache key: another version may read differently)."""
-    import pytesseract
-
-    return str(pytesseract.get_tesseract_version())
+    """The Tesseract version, e.g. "5.3.0" (part of the cache key: another version may read differently)."""
+    try:
+        out = subprocess.run([TESSERACT, "--version"], capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.SubprocessError) as err:
+        raise RuntimeError(f"cannot run {TESSERACT} --version ({err})") from err
+    found = re.search(r"tesseract\s+v?(\d+(?:\.\d+)*)", out.stdout + out.stderr, re.IGNORECASE)
+    if found is None:
+        raise RuntimeError(f"{TESSERACT} --version printed no version")
+    return found.group(1)
 
 
 def terminal_progress(label: str, stream: TextIO | None = None) -> Progress | None:
