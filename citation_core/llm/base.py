@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 Task = Literal["placement", "keyword", "keywords_batched", "summary", "writer", "judge"]
 
@@ -61,6 +61,25 @@ class ChatModel(Protocol):
     offline: bool
 
     def complete(self, request: LlmRequest) -> LlmResponse: ...
+
+
+class ChatSession(Protocol):
+    """Calls to one model from one event loop: an async client that all tasks of a fan-out share.
+
+    A session belongs to the event loop that first uses it and is closed (``aclose``) in that loop; it
+    is never handed to another thread.
+    """
+
+    async def complete(self, request: LlmRequest) -> LlmResponse: ...
+
+    async def aclose(self) -> None: ...
+
+
+@runtime_checkable
+class SessionModel(ChatModel, Protocol):
+    """A ``ChatModel`` that can also serve many calls at once from one event loop (``open_session``)."""
+
+    def open_session(self) -> ChatSession: ...
 
 
 def estimate_tokens(text: str) -> int:

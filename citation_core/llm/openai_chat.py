@@ -6,24 +6,37 @@ import functools
 import json
 import os
 import ssl
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import openai
+from openai.types.chat import ChatCompletion
 
 from ..errors import ModelCallError
 from .base import LlmRequest, LlmResponse, ToolCall, Usage, estimate_tokens
 from .config import ModelConfig
 
+if TYPE_CHECKING:
+    from openai import RequestOptions
+
+
+@functools.cache
+def _ssl_context() -> ssl.SSLContext:
+    """The process's one TLS configuration: loading the CA bundle costs tens of ms of CPU, so it happens once.
+
+    An ``SSLContext`` is only read once configured; the sync transport and every async session use it.
+    """
+    return ssl.create_default_context()
+
 
 @functools.cache
 def _transport(timeout: float) -> Any:
-    """The shared request handler under every task's model client (as in Iris).
+    """The shared request handler under every task's sync model client (as in Iris).
 
-    Building an HTTP client loads the CA bundle (tens of ms of CPU); one thread-safe connection pool
-    serves all clients instead. It holds no usage or conversation state: each task still has its own
-    model object and gets its own usage back from each call.
+    One thread-safe connection pool (the SDK's limits: 1,000 connections, 100 kept alive) serves all sync
+    clients. It holds no usage or conversation state: each task still has its own model object and gets
+    its own usage back from each call.
     """
-    return openai.DefaultHttpxClient(verify=ssl.create_default_context(), timeout=timeout)
+    return openai.DefaultHttpxClient(verify=_ssl_context(), timeout=timeout)
 
 
 class OpenAIChatModel:
@@ -33,80 +46,144 @@ class OpenAIChatModel:
         self.config = config
         self.model_id = config.id
         self.model_name = config.model
-        key = os.environ.get(config.api_key_env, "") if config.api_key_env else ""
-        # Local servers (Ollama, vLLM, LM Studio) accept any key; the SDK insists on one.
         self._client = openai.OpenAI(
             base_url=config.base_url,
-            api_key=key or "not-needed",
+            api_key=_api_key(config),
             timeout=config.timeout,
             max_retries=config.max_retries,
             http_client=_transport(config.timeout),
         )
 
-    def _messages(self, request: LlmRequest) -> list[dict[str, Any]]:
-        msgs: list[dict[str, Any]] = [{"role": m.role, "content": m.content} for m in request.messages]
-        msgs.extend(request.history)
-        return msgs
-
     def complete(self, request: LlmRequest) -> LlmResponse:
-        kwargs: dict[str, Any] = {"model": self.config.model, "messages": self._messages(request)}
-        # Names the task for servers that want it (the test server answers by it); others ignore it.
-        kwargs["extra_headers"] = {"X-Citation-Task": request.task}
-        if self.config.temperature is not None:
-            kwargs["temperature"] = self.config.temperature
-        if request.tools:
-            kwargs["tools"] = list(request.tools)
-        client, timeout = self._client, self.config.timeout
-        if request.timeout is not None and request.timeout < self.config.timeout * (self.config.max_retries + 1):
-            # the run's deadline is nearer than this model's timeouts and retries: one bounded attempt
-            timeout = max(0.05, request.timeout)
-            client = client.with_options(timeout=timeout, max_retries=0)
+        body, options, timeout = _call(self.config, request)
         try:
-            resp = client.chat.completions.create(**kwargs)
-        except openai.APITimeoutError as exc:
-            raise ModelCallError(f"model {self.model_id}: timed out after {timeout:g} s") from exc
-        except openai.APIStatusError as exc:
-            raise ModelCallError(f"model {self.model_id}: HTTP {exc.status_code} from {self.config.base_url}") from exc
-        except openai.APIConnectionError as exc:
-            raise ModelCallError(f"model {self.model_id}: cannot connect to {self.config.base_url}") from exc
+            resp = self._client.post(_PATH, body=body, options=options, cast_to=ChatCompletion)
         except openai.OpenAIError as exc:
-            raise ModelCallError(f"model {self.model_id}: {type(exc).__name__}: {exc}") from exc
-        return self._response(resp, kwargs["messages"])
+            raise _call_error(self.config, exc, timeout) from exc
+        return _response(self.config, resp, body["messages"])
 
-    def _response(self, resp: Any, messages: list[dict[str, Any]]) -> LlmResponse:
-        """The reply as text, tool calls and usage; a reply of any other shape is a ``ModelCallError``."""
-        choices = getattr(resp, "choices", None)
-        if not isinstance(choices, list) or not choices:
-            raise ModelCallError(f"model {self.model_id}: reply without choices")
-        message = getattr(choices[0], "message", None)
-        content = reply_text(getattr(message, "content", None))
-        if content is None:
-            kind = type(getattr(message, "content", None)).__name__
-            raise ModelCallError(f"model {self.model_id}: reply content is a {kind}, not text")
-        calls: list[ToolCall] = []
-        raw_calls = getattr(message, "tool_calls", None)
-        for tc in raw_calls if isinstance(raw_calls, list) else []:
-            fn = getattr(tc, "function", None)
-            name = getattr(fn, "name", None)
-            if not isinstance(name, str):
-                continue
-            raw_args = getattr(fn, "arguments", None)
-            try:
-                args = json.loads(raw_args) if isinstance(raw_args, str) and raw_args else {}
-            except (json.JSONDecodeError, RecursionError):
-                args = {}
-            calls.append(ToolCall(str(getattr(tc, "id", "") or ""), name, args if isinstance(args, dict) else {}))
-        usage = getattr(resp, "usage", None)
-        pt, ct = getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None)
-        if isinstance(pt, int) and isinstance(ct, int) and pt >= 0 and ct >= 0:
-            est = False
-        else:
-            pt = estimate_tokens("".join(str(m.get("content") or "") for m in messages))
-            ct, est = estimate_tokens(content), True
-        cost = (pt * self.config.cost_input_per_million + ct * self.config.cost_output_per_million) / 1e6
-        model = getattr(resp, "model", None)
-        return LlmResponse(content, Usage(pt, ct, cost, est), self.model_id,
-                           model if isinstance(model, str) and model else self.model_name, tuple(calls))
+    def open_session(self) -> OpenAIChatSession:
+        """A new async client, for many calls at once from one event loop (see ``OpenAIChatSession``)."""
+        return OpenAIChatSession(self.config)
+
+
+class OpenAIChatSession:
+    """One pass's calls to this model through one ``openai.AsyncOpenAI``: placement, then all keyword and
+    summary calls at once (``pipeline.model_calls.ModelCalls``).
+
+    Built and sent from one event loop, a fan-out's requests leave together; from one thread each, every
+    request waited for the GIL behind the others' SDK work. Placement has already set the client up and
+    left a connection open. The session owns its connection pool (the SDK's limits: 1,000 connections,
+    100 kept alive, so a fan-out is never queued) and shares only the TLS configuration. Use it from one
+    event loop and ``aclose`` it there.
+    """
+
+    offline = False
+
+    def __init__(self, config: ModelConfig) -> None:
+        self.config = config
+        self.model_id = config.id
+        self.model_name = config.model
+        self._client = openai.AsyncOpenAI(
+            base_url=config.base_url,
+            api_key=_api_key(config),
+            timeout=config.timeout,
+            max_retries=config.max_retries,
+            http_client=openai.DefaultAsyncHttpxClient(verify=_ssl_context(), timeout=config.timeout),
+        )
+
+    async def complete(self, request: LlmRequest) -> LlmResponse:
+        body, options, timeout = _call(self.config, request)
+        try:
+            resp = await self._client.post(_PATH, body=body, options=options, cast_to=ChatCompletion)
+        except openai.OpenAIError as exc:
+            raise _call_error(self.config, exc, timeout) from exc
+        return _response(self.config, resp, body["messages"])
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+
+def _api_key(config: ModelConfig) -> str:
+    key = os.environ.get(config.api_key_env, "") if config.api_key_env else ""
+    return key or "not-needed"  # local servers (Ollama, vLLM, LM Studio) accept any key; the SDK insists on one
+
+
+_PATH = "/chat/completions"
+# Bearer authentication, which SDK versions with per-request security schemes want asked for (as create does)
+_ASKS_FOR_AUTH = "security" in getattr(getattr(openai, "RequestOptions", None), "__annotations__", {})
+
+
+def _call(config: ModelConfig, request: LlmRequest) -> tuple[dict[str, Any], RequestOptions, float]:
+    """The request body, its options and its timeout.
+
+    The body is plain JSON, so it goes to the chat-completions endpoint through the SDK's ``post``, with
+    the SDK's retries, errors, authentication and reply type. ``chat.completions.create`` would first walk
+    these arguments through the SDK's parameter transformer, about half of its CPU per call. A call
+    whose deadline is nearer than this model's timeouts and retries gets one bounded attempt.
+    """
+    msgs: list[dict[str, Any]] = [{"role": m.role, "content": m.content} for m in request.messages]
+    msgs.extend(request.history)
+    body: dict[str, Any] = {"model": config.model, "messages": msgs}
+    if config.temperature is not None:
+        body["temperature"] = config.temperature
+    if request.tools:
+        body["tools"] = list(request.tools)
+    # Names the task for servers that want it (the test server answers by it); others ignore it.
+    options: RequestOptions = {"headers": {"X-Citation-Task": request.task}}
+    if _ASKS_FOR_AUTH:
+        options["security"] = {"bearer_auth": True}
+    timeout = config.timeout
+    if request.timeout is not None and request.timeout < config.timeout * (config.max_retries + 1):
+        timeout = max(0.05, request.timeout)
+        options["timeout"], options["max_retries"] = timeout, 0
+    return body, options, timeout
+
+
+def _call_error(config: ModelConfig, exc: openai.OpenAIError, timeout: float) -> ModelCallError:
+    if isinstance(exc, openai.APITimeoutError):
+        return ModelCallError(f"model {config.id}: timed out after {timeout:g} s")
+    if isinstance(exc, openai.APIStatusError):
+        return ModelCallError(f"model {config.id}: HTTP {exc.status_code} from {config.base_url}")
+    if isinstance(exc, openai.APIConnectionError):
+        return ModelCallError(f"model {config.id}: cannot connect to {config.base_url}")
+    return ModelCallError(f"model {config.id}: {type(exc).__name__}: {exc}")
+
+
+def _response(config: ModelConfig, resp: Any, messages: list[dict[str, Any]]) -> LlmResponse:
+    """The reply as text, tool calls and usage; a reply of any other shape is a ``ModelCallError``."""
+    choices = getattr(resp, "choices", None)
+    if not isinstance(choices, list) or not choices:
+        raise ModelCallError(f"model {config.id}: reply without choices")
+    message = getattr(choices[0], "message", None)
+    content = reply_text(getattr(message, "content", None))
+    if content is None:
+        kind = type(getattr(message, "content", None)).__name__
+        raise ModelCallError(f"model {config.id}: reply content is a {kind}, not text")
+    calls: list[ToolCall] = []
+    raw_calls = getattr(message, "tool_calls", None)
+    for tc in raw_calls if isinstance(raw_calls, list) else []:
+        fn = getattr(tc, "function", None)
+        name = getattr(fn, "name", None)
+        if not isinstance(name, str):
+            continue
+        raw_args = getattr(fn, "arguments", None)
+        try:
+            args = json.loads(raw_args) if isinstance(raw_args, str) and raw_args else {}
+        except (json.JSONDecodeError, RecursionError):
+            args = {}
+        calls.append(ToolCall(str(getattr(tc, "id", "") or ""), name, args if isinstance(args, dict) else {}))
+    usage = getattr(resp, "usage", None)
+    pt, ct = getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None)
+    if isinstance(pt, int) and isinstance(ct, int) and pt >= 0 and ct >= 0:
+        est = False
+    else:
+        pt = estimate_tokens("".join(str(m.get("content") or "") for m in messages))
+        ct, est = estimate_tokens(content), True
+    cost = (pt * config.cost_input_per_million + ct * config.cost_output_per_million) / 1e6
+    model = getattr(resp, "model", None)
+    return LlmResponse(content, Usage(pt, ct, cost, est), config.id,
+                       model if isinstance(model, str) and model else config.model, tuple(calls))
 
 
 def reply_text(content: object) -> str | None:
