@@ -21,7 +21,7 @@ from ..sources import FaqSource, LectureSource, Source, Sources
 from .evidence import Evidence, Support
 from .judge import ModelJudge
 from .languages import choose_language
-from .model_calls import NO_DEADLINE, Deadline, ModelFactory, ModelLike, RoleModel
+from .model_calls import NO_DEADLINE, Deadline, ModelCalls, ModelFactory, ModelLike, RoleModel
 from .phases import PHASES, PassKind, PassRun, Phase, run_phases
 from .prompts import Prompts
 from .trace import Failure, ProgressCallback, ProgressEvent, Trace
@@ -262,9 +262,10 @@ class CitationPipeline:
         )
         if deadline is None:
             deadline = Deadline.after(self.deadline_seconds) if self.deadline_seconds is not None else NO_DEADLINE
-        run = PassRun(kind, answer, list(sources), lang, self.prompts, self.placement, self.enrichment,
-                      self.keyword_strategy, trace, deadline, self.judge)
-        run_phases(run, self.phases)
+        with ModelCalls() as calls:  # one event loop and client per model for the pass's calls (when needed)
+            run = PassRun(kind, answer, list(sources), lang, self.prompts, self.placement, self.enrichment,
+                          self.keyword_strategy, trace, deadline, self.judge, calls=calls)
+            run_phases(run, self.phases)
         entries = run.serialized.by_seq()
         if run.final is not None:
             cites = tuple(Citation(s, entries[s].ref, run.enrichment.keywords.get(s, ""),

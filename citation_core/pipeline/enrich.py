@@ -1,8 +1,9 @@
 """Phase 4: a keyword and a summary for every used source.
 
 Keywords: one sequential task (each call sees the keywords used so far) or, with the ``batched``
-strategy, one call for all of them with uniqueness enforced afterwards. Summaries: one task each, in
-parallel. All tasks run in one thread pool; every call builds its own model client.
+strategy, one call for all of them with uniqueness enforced afterwards. Summaries: one task each. All
+tasks run side by side (``ModelCalls.run``): for an ``openai_chat`` model in the pass's event loop through
+its one async client, so their requests leave together; for any other model in a thread each.
 """
 
 from __future__ import annotations
@@ -10,14 +11,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from ..contract import sanitize_field
 from ..errors import ModelCallError
 from ..llm.config import KeywordStrategy
 from ..textutil import detect_language, sentences, stop_words
-from .model_calls import NO_DEADLINE, Deadline, RoleModel, call_model
+from .model_calls import NO_DEADLINE, Deadline, ModelCall, ModelCalls, ModelTask, RoleModel
 from .prompts import Prompts
 from .serialize import SerializedSource
 from .trace import Failure, Trace
@@ -37,6 +37,7 @@ class EnrichContext:
     role: RoleModel
     strategy: KeywordStrategy
     deadline: Deadline = NO_DEADLINE
+    calls: ModelCalls | None = None  # the pass's; None: calls of their own for this enrichment
 
 
 # Markdown a model may wrap its reply in: paired emphasis or code marks (kept: "window.__xss" is text,
@@ -100,7 +101,7 @@ def make_unique(keyword: str, used: Sequence[str]) -> str:
     return f"{keyword} {n}"
 
 
-def _keywords_sequential(ctx: EnrichContext, used: Sequence[SerializedSource]) -> dict[int, str]:
+def _keywords_sequential(ctx: EnrichContext, used: Sequence[SerializedSource]) -> ModelTask[dict[int, str]]:
     keywords: dict[int, str] = {}
     done: list[str] = []
     try:
@@ -109,8 +110,8 @@ def _keywords_sequential(ctx: EnrichContext, used: Sequence[SerializedSource]) -
                 "keyword", ctx.language_line,
                 UsedKeywords=", ".join(done) if done else "(none yet)", Paragraph=src.content,
             )
-            resp = call_model(ctx.trace, ctx.role, "keyword", prompt,
-                              {"paragraph": src.content, "used_keywords": list(done)}, src.seq, ctx.deadline)
+            resp = yield ModelCall("keyword", prompt, {"paragraph": src.content, "used_keywords": list(done)},
+                                   src.seq)
             cleaned = clean_keyword(resp.content)
             kw = make_unique(cleaned, done) if cleaned else ""
             keywords[src.seq] = kw
@@ -123,13 +124,12 @@ def _keywords_sequential(ctx: EnrichContext, used: Sequence[SerializedSource]) -
     return keywords
 
 
-def _keywords_batched(ctx: EnrichContext, used: Sequence[SerializedSource]) -> dict[int, str]:
+def _keywords_batched(ctx: EnrichContext, used: Sequence[SerializedSource]) -> ModelTask[dict[int, str]]:
     paragraphs = [s.content for s in used]
     prompt = ctx.prompts.render("keywords_batched", ctx.language_line,
                                 Paragraphs=json.dumps(paragraphs, ensure_ascii=False, indent=1))
     try:
-        resp = call_model(ctx.trace, ctx.role, "keywords_batched", prompt, {"paragraphs": paragraphs},
-                          deadline=ctx.deadline)
+        resp = yield ModelCall("keywords_batched", prompt, {"paragraphs": paragraphs})
         values = _json_array(resp.content)
         if values is None or len(values) != len(used):
             raise ModelCallError(f"expected a JSON array of {len(used)} keywords, got {resp.content[:80]!r}")
@@ -158,24 +158,25 @@ def _json_array(reply: str) -> list[object] | None:
     return values if isinstance(values, list) else None
 
 
-def _summary(ctx: EnrichContext, src: SerializedSource) -> str:
+def _summary(ctx: EnrichContext, src: SerializedSource) -> ModelTask[dict[int, str]]:
     prompt = ctx.prompts.render("summary", ctx.language_line, Paragraph=src.content)
     try:
-        resp = call_model(ctx.trace, ctx.role, "summary", prompt, {"paragraph": src.content}, src.seq,
-                          ctx.deadline)
-        return clean_summary(resp.content)
+        resp = yield ModelCall("summary", prompt, {"paragraph": src.content}, src.seq)
+        return {src.seq: clean_summary(resp.content)}
     except ModelCallError as exc:
         ctx.trace.fail(Failure("summary", f"summary call failed: {exc}", src.seq, "summary left empty"))
-        return ""
+        return {src.seq: ""}
 
 
 def enrich(ctx: EnrichContext, used: Sequence[SerializedSource]) -> Enrichment:
     if not used:
         return Enrichment({}, {})
     keyword_task = _keywords_batched if ctx.strategy == "batched" else _keywords_sequential
-    with ThreadPoolExecutor(max_workers=min(len(used) + 1, 33), thread_name_prefix="enrich") as pool:
-        kw_future = pool.submit(keyword_task, ctx, used)
-        sum_futures = {s.seq: pool.submit(_summary, ctx, s) for s in used}
-        keywords = kw_future.result()
-        summaries = {seq: f.result() for seq, f in sum_futures.items()}
-    return Enrichment({s.seq: keywords.get(s.seq, "") for s in used}, summaries)
+    tasks = [keyword_task(ctx, used), *(_summary(ctx, s) for s in used)]
+    if ctx.calls is None:
+        with ModelCalls() as calls:
+            keywords, *summaries = calls.run(ctx.trace, ctx.role, tasks, ctx.deadline)
+    else:
+        keywords, *summaries = ctx.calls.run(ctx.trace, ctx.role, tasks, ctx.deadline)
+    return Enrichment({s.seq: keywords.get(s.seq, "") for s in used},
+                      {seq: text for one in summaries for seq, text in one.items()})

@@ -27,7 +27,7 @@ from . import enrich as enrich_mod
 from .evidence import Evidence, Support, find_evidence, judge_support, sentence_before, term_weights
 from .judge import ModelJudge
 from .languages import LanguageChoice
-from .model_calls import NO_DEADLINE, Deadline, RoleModel, call_model
+from .model_calls import NO_DEADLINE, Deadline, ModelCall, ModelCalls, RoleModel
 from .placement import Placement, render_insertions, validate_placement
 from .prompts import Prompts
 from .rewrite import final_markers
@@ -53,6 +53,7 @@ class PassRun:
     trace: Trace
     deadline: Deadline = NO_DEADLINE
     judge: ModelJudge | None = None
+    calls: ModelCalls = field(default_factory=ModelCalls)  # closed by whoever runs the pass
     serialized: Serialized = field(default_factory=lambda: Serialized("[]", ()))
     placement: Placement = field(default_factory=lambda: Placement(()))
     raw_output: str = ""
@@ -93,8 +94,8 @@ def place(run: PassRun) -> dict[str, Any]:
     prompt = run.prompts.render(f"placement_{run.kind}", run.language.line, Paragraphs=ser.json_text,
                                 Answer=run.answer)
     inputs = {"answer": run.answer, "sources": [{"id": e.marker, "content": e.content} for e in ser.entries]}
-    run.raw_output = call_model(run.trace, run.placement_model, "placement", prompt, inputs,
-                                deadline=run.deadline).content
+    run.raw_output = run.calls.call(run.trace, run.placement_model, ModelCall("placement", prompt, inputs),
+                                    run.deadline).content
     return {"prompt": prompt, "raw_output": run.raw_output}
 
 
@@ -126,7 +127,7 @@ def collect(run: PassRun) -> dict[str, Any]:
 def enrich(run: PassRun) -> dict[str, Any]:
     entries = run.serialized.by_seq()
     ctx = enrich_mod.EnrichContext(run.trace, run.prompts, run.language.line, run.enrichment_model,
-                                   run.keyword_strategy, run.deadline)
+                                   run.keyword_strategy, run.deadline, run.calls)
     run.enrichment = enrich_mod.enrich(ctx, [entries[s] for s in run.used])
     return {"used": len(run.used), "strategy": run.keyword_strategy,
             "keywords": {str(k): v for k, v in run.enrichment.keywords.items()},
