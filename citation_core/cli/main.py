@@ -216,8 +216,11 @@ def cmd_render(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from ..testing.rounds import main as rounds
 
-    argv = ["--delay", str(args.delay)] + (["--n", args.n] if args.n else [])
+    argv = ["--delay", str(args.delay)] if args.delay is not None else []
+    argv += ["--delays", args.delays] if args.delays is not None else []
+    argv += ["--n", args.n] if args.n else []
     argv += ["--turn-delays", args.turn_delays] if args.turn_delays is not None else []
+    argv += ["--one-at-a-time"] if args.one_at_a_time else []
     return int(rounds(argv))
 
 
@@ -320,9 +323,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.set_defaults(func=cmd_render)
 
     b = sub.add_parser("bench", help="LLM rounds per citation pass against a local chat-completions server")
-    b.add_argument("--delay", type=float, default=0.2, help="seconds the local server waits before every reply")
+    b.add_argument("--delays", default=None, help="seconds the local server waits before every reply (0.2,1.0)")
+    b.add_argument("--delay", type=float, default=None, help="one delay only")
     b.add_argument("--n", default=None, help="used citations, e.g. 1,5,10,20")
     b.add_argument("--turn-delays", default=None, help="delays of the whole-turn comparison, e.g. 0.2,1.0")
+    b.add_argument("--one-at-a-time", action="store_true", help="no cases side by side (slower)")
     b.set_defaults(func=cmd_bench)
     return p
 

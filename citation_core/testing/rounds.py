@@ -9,16 +9,30 @@ batched about 2.
 
 For every N (used citations) the run builds N distinct lecture pages and an answer of N sentences,
 each sentence sharing two rare words with exactly one page, so the server's placement reply cites
-all N pages. The script prints a Markdown table and exits non-zero when batched at N = 20 needs more
-than 2.5 rounds, or when a run did not cite all N pages without failures.
+all N pages. Besides the rounds, each pass reports how far apart its enrichment requests (the N
+summaries and the first keyword call, sent at once) reached the server. A whole chat turn (FAQ and
+lecture passes) is measured in the seed's order and with both passes at once.
+
+The cases at D < 1 s run one at a time. At D >= 1 s the sequential-keyword cases, chains of 1 s waits
+that use the CPU a few ms per round, run side by side, each in a process of its own, while the batched
+cases run one at a time in this one (``--one-at-a-time``: everything in turn, about twice as long).
+
+The script prints Markdown tables and exits non-zero when batched at N = 20 and D = 0.2 s needs more
+than ``BATCHED_LIMIT`` rounds, when a whole turn with both passes at once and batched keywords needs
+more than ``TURN_LIMIT`` at D >= 1 s, or when a run did not cite everything without failures.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import multiprocessing
 import sys
 import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 from ..contract import parse, strip_markers
 from ..llm.config import KeywordStrategy, ModelConfig, PassOrder
@@ -28,8 +42,10 @@ from .cooperative import cooperative_handler
 from .server import LocalChatServer
 
 STRATEGIES: tuple[KeywordStrategy, ...] = ("sequential", "batched")
-BATCHED_LIMIT = 2.5  # rounds allowed for batched at N = 20
+BATCHED_LIMIT = 2.3  # rounds allowed for batched at N = 20, D = 0.2 s
 TURN_LIMIT = 2.5  # rounds allowed for a whole turn, both passes at once, batched keywords, at D >= 1 s
+SIDE_BY_SIDE_FROM = 1.0  # sequential-keyword cases at this delay and above run side by side
+ORDERS: tuple[PassOrder, ...] = ("faq_then_lecture", "parallel")
 
 
 # --- the material: N pages, an answer with N sentences -------------------------------------------------
@@ -62,6 +78,8 @@ class Row:
     prompt_tokens: int
     completion_tokens: int
     problem: str  # "" when the run cited all N pages, rewrote them and had no failure
+    delay: float = 0.2
+    spread: float = 0.0  # seconds between the first and the last of the N + 1 enrichment requests sent at once
 
 
 def run_once(n: int, strategy: KeywordStrategy, delay: float) -> Row:
@@ -74,6 +92,7 @@ def run_once(n: int, strategy: KeywordStrategy, delay: float) -> Row:
         result = pipeline.run_pass(answer, pages)
         wall = time.perf_counter() - t0
         in_flight = srv.max_overlap()
+        arrivals = sorted(r.started for r in srv.requests if r.task != "placement")[: n + 1]
     usage = result.trace.usage()
     keywords = [m.keyword or "" for m in parse(result.answer, "client")]
     problems = []
@@ -86,7 +105,8 @@ def run_once(n: int, strategy: KeywordStrategy, delay: float) -> Row:
     if len(keywords) != n or not all(keywords) or len({k.lower() for k in keywords}) != n:
         problems.append("keywords missing or not unique")
     return Row(n, strategy, int(usage["calls"]), wall, wall / delay, in_flight,
-               int(usage["prompt_tokens"]), int(usage["completion_tokens"]), ", ".join(problems))
+               int(usage["prompt_tokens"]), int(usage["completion_tokens"]), ", ".join(problems), delay,
+               arrivals[-1] - arrivals[0] if arrivals else 0.0)
 
 
 def build_turn(lecture: int, faqs: int) -> tuple[str, Sources]:
@@ -137,17 +157,17 @@ def expected_rounds(n: int, strategy: KeywordStrategy) -> str:
     return f"{n + 1}" if strategy == "sequential" else "2"
 
 
-def table(rows: list[Row], delay: float) -> str:
+def table(rows: list[Row]) -> str:
     lines = [
-        f"| N | strategy | LLM calls | max in flight | wall (s) | rounds = wall / {delay:g} s | expected rounds "
-        "| prompt tokens | completion tokens | prompt + completion |",
-        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| D (s) | N | strategy | LLM calls | max in flight | enrichment requests sent within (ms) | wall (s) "
+        "| rounds = wall / D | expected rounds | prompt tokens | completion tokens | prompt + completion |",
+        "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         lines.append(
-            f"| {r.n} | {r.strategy} | {r.calls} | {r.max_in_flight} | {r.wall:.2f} | {r.rounds:.2f} "
-            f"| {expected_rounds(r.n, r.strategy)} | {r.prompt_tokens} | {r.completion_tokens} "
-            f"| {r.prompt_tokens + r.completion_tokens} |"
+            f"| {r.delay:g} | {r.n} | {r.strategy} | {r.calls} | {r.max_in_flight} | {r.spread * 1000:.0f} "
+            f"| {r.wall:.2f} | {r.rounds:.2f} | {expected_rounds(r.n, r.strategy)} | {r.prompt_tokens} "
+            f"| {r.completion_tokens} | {r.prompt_tokens + r.completion_tokens} |"
         )
     return "\n".join(lines)
 
@@ -162,49 +182,118 @@ def parse_ns(text: str) -> list[int]:
     return ns
 
 
+def parse_delays(text: str) -> list[float]:
+    try:
+        delays = [float(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated seconds, got {text!r}") from None
+    if any(d <= 0 for d in delays):
+        raise argparse.ArgumentTypeError(f"expected delays > 0, got {text!r}")
+    return delays
+
+
+def _warm_up() -> None:
+    run_once(1, "sequential", 0.05)  # imports and first connections, outside every measurement
+
+
+def _warm_up_then_wait(ready: Any) -> None:
+    _warm_up()
+    ready.wait()  # every process is warm: the measurements start together
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="citation-studio bench",
                                      description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--delay", type=float, default=0.2, help="seconds the server waits before every reply")
+    parser.add_argument("--delays", type=parse_delays, default=[0.2, 1.0],
+                        help="seconds the server waits before every reply, one pass (default 0.2,1.0)")
+    parser.add_argument("--delay", type=float, default=None, help="one delay only (same as --delays D)")
     parser.add_argument("--n", type=parse_ns, default=[1, 5, 10, 20], help="used citations, e.g. 1,5,10,20")
     parser.add_argument("--turn-delays", default="0.2,1.0",
                         help="delays for the whole-turn comparison (FAQ + lecture passes), e.g. 0.2,1.0; empty: skip")
+    parser.add_argument("--one-at-a-time", action="store_true",
+                        help="run the sequential-keyword cases at D >= 1 s in turn too (slower)")
     args = parser.parse_args(argv)
-    delay: float = args.delay
-    if delay <= 0:
-        parser.error("--delay must be > 0")
-    run_once(1, "sequential", min(delay, 0.05))  # warm-up: imports, first connections
-    rows: list[Row] = []
-    for n in args.n:
-        for strategy in STRATEGIES:
-            row = run_once(n, strategy, delay)
-            rows.append(row)
-            print(f"N={n:>3} {strategy:<10} {row.rounds:6.2f} rounds", file=sys.stderr, flush=True)
-    print(table(rows, delay))
-    turns: list[TurnRow] = []
-    for d in [float(x) for x in args.turn_delays.split(",") if x.strip()]:
-        for order in ("faq_then_lecture", "parallel"):
-            for strategy in STRATEGIES:
-                turns.append(run_turn(order, strategy, d))  # type: ignore[arg-type]
-                print(f"turn D={d:g} {order:<16} {strategy:<10} {turns[-1].rounds:6.2f} rounds", file=sys.stderr,
-                      flush=True)
-    if turns:
+    if args.delay is not None:
+        if args.delay <= 0:
+            parser.error("--delay must be > 0")
+        args.delays = [args.delay]
+    turn_delays = parse_delays(args.turn_delays)
+    t_start = time.perf_counter()
+    _warm_up()
+
+    def later(delay: float, strategy: KeywordStrategy) -> bool:
+        return strategy == "sequential" and delay >= SIDE_BY_SIDE_FROM and not args.one_at_a_time
+
+    rows: dict[tuple[float, int, str], Row] = {}
+    turns: dict[tuple[float, str, str], TurnRow] = {}
+
+    def measure(delays: list[float], turn_delays: list[float]) -> None:
+        for delay in delays:
+            for n in args.n:
+                for strategy in STRATEGIES:
+                    if not later(delay, strategy):
+                        row = rows[(delay, n, strategy)] = run_once(n, strategy, delay)
+                        print(f"D={delay:g} N={n:>3} {strategy:<10} {row.rounds:6.2f} rounds", file=sys.stderr,
+                              flush=True)
+        for d in turn_delays:
+            for order in ORDERS:
+                for strategy in STRATEGIES:
+                    if not later(d, strategy):
+                        turn = turns[(d, order, strategy)] = run_turn(order, strategy, d)
+                        print(f"turn D={d:g} {order:<16} {strategy:<10} {turn.rounds:6.2f} rounds", file=sys.stderr,
+                              flush=True)
+
+    # first the short delays, alone; then the long ones, the sequential chains side by side in processes
+    # of their own while the batched cases run here
+    measure([d for d in args.delays if d < SIDE_BY_SIDE_FROM], [d for d in turn_delays if d < SIDE_BY_SIDE_FROM])
+    slow_passes = [(d, n) for d in args.delays for n in args.n if later(d, "sequential")]
+    slow_turns = [(d, order) for d in turn_delays for order in ORDERS if later(d, "sequential")]
+    jobs: list[Callable[[], Row | TurnRow]] = [functools.partial(run_once, n, "sequential", d) for d, n in slow_passes]
+    jobs += [functools.partial(run_turn, order, "sequential", d) for d, order in slow_turns]
+    long_delays = [d for d in args.delays if d >= SIDE_BY_SIDE_FROM]
+    long_turn_delays = [d for d in turn_delays if d >= SIDE_BY_SIDE_FROM]
+    if not jobs:
+        measure(long_delays, long_turn_delays)
+        done: list[Row | TurnRow] = []
+    else:
+        print(f"{len(jobs)} sequential-keyword cases at D >= {SIDE_BY_SIDE_FROM:g} s start side by side",
+              file=sys.stderr, flush=True)
+        context = multiprocessing.get_context("spawn")
+        ready = context.Barrier(len(jobs) + 1)
+        with ProcessPoolExecutor(max_workers=len(jobs), mp_context=context, initializer=_warm_up_then_wait,
+                                 initargs=(ready,)) as pool:
+            futures = [pool.submit(job) for job in jobs]
+            ready.wait(timeout=300)
+            measure(long_delays, long_turn_delays)
+            done = [f.result() for f in futures]
+    for (d, n), one_pass in zip(slow_passes, done[: len(slow_passes)], strict=True):
+        assert isinstance(one_pass, Row)
+        rows[(d, n, "sequential")] = one_pass
+    for (d, order), whole_turn in zip(slow_turns, done[len(slow_passes):], strict=True):
+        assert isinstance(whole_turn, TurnRow)
+        turns[(d, order, "sequential")] = whole_turn
+
+    ordered = [rows[(d, n, s)] for d in args.delays for n in args.n for s in STRATEGIES]
+    print(table(ordered))
+    turn_rows = [turns[(d, o, s)] for d in turn_delays for o in ORDERS for s in STRATEGIES]
+    if turn_rows:
         print()
-        print(turn_table(turns))
+        print(turn_table(turn_rows))
+    print(f"\n(run time {time.perf_counter() - t_start:.0f} s)", file=sys.stderr)
 
     status = 0
-    for r in rows:
+    for r in ordered:
         if r.problem:
-            print(f"FAIL: N={r.n} {r.strategy}: {r.problem}", file=sys.stderr)
+            print(f"FAIL: D={r.delay:g} N={r.n} {r.strategy}: {r.problem}", file=sys.stderr)
             status = 1
-    limit = [r for r in rows if r.n == 20 and r.strategy == "batched"]
+    limit = [r for r in ordered if r.n == 20 and r.strategy == "batched" and r.delay == 0.2]
     for r in limit:
         if r.rounds > BATCHED_LIMIT:
-            print(f"FAIL: batched at N=20 took {r.rounds:.2f} rounds (limit {BATCHED_LIMIT})", file=sys.stderr)
+            print(f"FAIL: batched at N=20, D=0.2 s took {r.rounds:.2f} rounds (limit {BATCHED_LIMIT})", file=sys.stderr)
             status = 1
     if not limit:
-        print("note: N=20 not measured, the batched limit was not checked", file=sys.stderr)
-    for t in turns:
+        print("note: N=20 at D=0.2 s not measured, the batched limit was not checked", file=sys.stderr)
+    for t in turn_rows:
         if t.problem:
             print(f"FAIL: turn {t.order} {t.strategy}: {t.problem}", file=sys.stderr)
             status = 1
