@@ -111,15 +111,16 @@ def caption_text(page: Any) -> str:
 
 
 def ask(page: Any, question: str, pasted: str | None = None) -> None:
-    before = page.locator("[data-testid=stChatMessage]").count()
+    """Ask and wait until the stored, cited answer is drawn (the draft shown meanwhile is not enough)."""
+    stored = "() => document.querySelectorAll('[class*=\"st-key-msg-\"]').length"
+    before = page.evaluate(stored)
     page.get_by_label("Question").fill(question)
     if pasted is not None:
         page.get_by_text("Paste an answer instead").click()
         page.get_by_label("Answer to cite").fill(pasted)
     page.get_by_role("button", name="Ask", exact=True).click()
-    page.wait_for_function(f"() => document.querySelectorAll('[data-testid=stChatMessage]').length >= {before + 2}",
-                           timeout=90_000)
-    # the draft shows first (question and uncited answer); the stored, cited answer replaces it after the run
+    # each stored answer is a chips component keyed msg-<id>; the draft is keyed "draft"
+    page.wait_for_function(f"() => ({stored})() >= {before + 1}", timeout=90_000)
     page.get_by_text("Draft · the citations are being added").wait_for(state="detached", timeout=90_000)
     wait_idle(page)
     last = page.locator("[data-testid=stChatMessage]").last
