@@ -14,16 +14,14 @@ again and the entry rewritten); a cache that cannot be written is no error eithe
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import json
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from . import ocr
+from . import json_cache, ocr
 
 __all__ = ["CACHE_ENV", "PARSER_VERSION", "ParsedDeck", "TextEngine", "cache_dir", "load", "store"]
 
@@ -89,32 +87,7 @@ def load(digest: str) -> ParsedDeck | None:
 
 def store(digest: str, parsed: ParsedDeck, file_name: str = "") -> None:
     """Write the entry for this content atomically; a cache that cannot be written is no error."""
-    folder = cache_dir()
-    entry = _to_json(parsed, file_name)
-    tmp: str | None = None
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".entry-", suffix=".json.tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(entry, fh, ensure_ascii=False, separators=(",", ":"))
-        os.replace(tmp, _entry_path(digest))
-        tmp = None
-        _prune(folder)
-    except OSError:
-        return
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-
-
-def _prune(folder: Path) -> None:
-    entries = [p for p in folder.glob("*.json") if not p.name.startswith(".")]
-    if len(entries) <= MAX_CACHE_ENTRIES:
-        return
-    entries.sort(key=lambda p: p.stat().st_mtime)
-    for old in entries[: len(entries) - MAX_CACHE_ENTRIES]:
-        old.unlink(missing_ok=True)
+    json_cache.write_entry(_entry_path(digest), _to_json(parsed, file_name), MAX_CACHE_ENTRIES)
 
 
 def _to_json(parsed: ParsedDeck, file_name: str) -> dict[str, Any]:

@@ -22,7 +22,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -34,6 +33,7 @@ import numpy as np
 import pypdfium2
 from PIL import Image, ImageFilter, ImageOps
 
+from . import json_cache
 from .pdfium import PDFIUM_LOCK
 
 __all__ = [
@@ -195,25 +195,7 @@ def _load_entry(digest: str) -> dict[str, Any] | None:
 
 def _store_entry(digest: str, entry: dict[str, Any]) -> None:
     """Write an entry atomically; a cache that cannot be written is no error (the deck is read again)."""
-    folder = cache_dir()
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".entry-", suffix=".json")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(entry, fh, ensure_ascii=False, separators=(",", ":"))
-        os.replace(tmp, _entry_path(digest))
-        _prune(folder)
-    except OSError:
-        return
-
-
-def _prune(folder: Path) -> None:
-    entries = [p for p in folder.glob("*.json") if not p.name.startswith(".")]
-    if len(entries) <= MAX_CACHE_ENTRIES:
-        return
-    entries.sort(key=lambda p: p.stat().st_mtime)
-    for old in entries[: len(entries) - MAX_CACHE_ENTRIES]:
-        old.unlink(missing_ok=True)
+    json_cache.write_entry(_entry_path(digest), entry, MAX_CACHE_ENTRIES)
 
 
 def recorded(digest: str) -> bool:
