@@ -20,6 +20,7 @@ use ``chromium`` run last, so that the rest of the suite runs before (and withou
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -65,6 +66,25 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if item.get_closest_marker("real") is not None and not REAL_DIR.is_dir():
         pytest.skip(REAL_MISSING)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def own_caches(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Parsed decks and page-image readings go to folders of this test run (the apps it starts inherit them),
+    never to the user's ``~/.cache``: a run starts cold and leaves nothing behind. A test may point them
+    elsewhere with ``monkeypatch``."""
+    from citation_core.material import deck_cache, ocr
+
+    base = tmp_path_factory.mktemp("caches")
+    saved = {name: os.environ.get(name) for name in (deck_cache.CACHE_ENV, ocr.CACHE_ENV)}
+    os.environ[deck_cache.CACHE_ENV] = str(base / "decks")
+    os.environ[ocr.CACHE_ENV] = str(base / "ocr")
+    yield
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 @pytest.fixture(scope="session")

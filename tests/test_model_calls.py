@@ -31,7 +31,7 @@ FAQ_ANSWER = ANSWER + " The final exam is open book and printed notes are allowe
 class Call:
     task: str
     thread: int
-    loop: int
+    loop: asyncio.AbstractEventLoop  # the object, not its id: the id of a closed, collected loop is reused
 
 
 @dataclass
@@ -41,7 +41,7 @@ class Session:
     closed: int = 0
 
     async def complete(self, request: LlmRequest) -> LlmResponse:
-        self.calls.append(Call(request.task, threading.get_ident(), id(asyncio.get_running_loop())))
+        self.calls.append(Call(request.task, threading.get_ident(), asyncio.get_running_loop()))
         return self.model.inner.complete(request)
 
     async def aclose(self) -> None:
@@ -105,8 +105,10 @@ def test_two_passes_at_once_each_have_their_own_loop_and_client() -> None:
     assert set(result.traces) == {"faq", "lecture"}
     assert len(model.sessions) == 2 and all(s.closed == 1 for s in model.sessions)
     threads = [{c.thread for c in s.calls} for s in model.sessions]
-    loops = [{c.loop for c in s.calls} for s in model.sessions]
-    assert all(len(t) == 1 for t in threads) and threads[0] != threads[1]  # each pass in its own thread
+    loops = [{id(c.loop) for c in s.calls} for s in model.sessions]
+    # each pass runs in a worker thread, all its calls in one loop of its own (a worker may serve both passes
+    # in turn when the first ends before the second starts: thread ids are not compared)
+    assert all(len(t) == 1 for t in threads) and threading.get_ident() not in threads[0] | threads[1]
     assert all(len(lp) == 1 for lp in loops) and loops[0] != loops[1]
     assert model.sync_calls == []
 

@@ -127,6 +127,16 @@ def ask(page: Any, question: str, pasted: str | None = None) -> None:
     last.locator("button.cite-chip, .cite-raw, p").first.wait_for(timeout=15_000)
 
 
+def choose_file(page: Any, index: int, path: Path, timeout: float = 30_000) -> None:
+    """Put ``path`` into the page's ``index``-th file uploader and wait until it is uploaded: its chip shows
+    the file name and no spinner. (Waiting for the name anywhere on the page is not enough: the Library may
+    already list a file of that name, and a form submitted before the upload ends has no file.)"""
+    page.locator("input[type=file]").nth(index).set_input_files(str(path))
+    chip = page.locator("[data-testid=stFileChip]").filter(has_text=path.name).first
+    chip.wait_for(timeout=timeout)
+    chip.locator("[data-testid=stFileChipIconSpinner]").wait_for(state="detached", timeout=timeout)
+
+
 def video_time(page: Any) -> float:
     return float(page.evaluate("() => document.querySelector('video').currentTime"))
 

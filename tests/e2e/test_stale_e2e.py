@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from .harness import ROOT, ask, caption_text, go_to_page, open_ask, wait_idle
+from .harness import ROOT, ask, caption_text, choose_file, go_to_page, open_ask, wait_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -19,8 +19,7 @@ STALE_TEXT = "The material changed since this answer was written"
 def upload(page: object, expect: str, deck: Path = DECK) -> None:
     page.get_by_role("link", name="Library").click()  # type: ignore[attr-defined]
     page.get_by_text("Upload a deck").click()  # type: ignore[attr-defined]
-    page.locator("input[type=file]").first.set_input_files(str(deck))  # type: ignore[attr-defined]
-    page.get_by_text("hash_tables.pdf").first.wait_for()  # type: ignore[attr-defined]
+    choose_file(page, 0, deck)
     page.get_by_role("button", name="Add to library").click()  # type: ignore[attr-defined]
     page.get_by_text(expect).first.wait_for(timeout=60_000)  # type: ignore[attr-defined]
     wait_idle(page)
