@@ -8,8 +8,16 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 "$py" -m pip wheel --quiet --no-deps --wheel-dir "$work/dist" "$repo" 2>&1 | grep -v "is ignored" || true
+# the chip renderer's folder and the manifest that declares it to Streamlit travel with the package
+"$py" - "$work"/dist/citation_core-*.whl <<'PY'
+import sys, zipfile
+names = set(zipfile.ZipFile(sys.argv[1]).namelist())
+missing = {"citation_core/pyproject.toml", "citation_core/components/chips/component.js",
+           "citation_core/components/chips/chips.css"} - names
+assert not missing, f"the wheel lacks {sorted(missing)}"
+PY
 "$py" -m venv "$work/venv"
-"$work/venv/bin/pip" install --quiet "$work"/dist/citation_studio-*.whl 2>&1 | grep -v "is ignored" || true
+"$work/venv/bin/pip" install --quiet "$work"/dist/citation_core-*.whl 2>&1 | grep -v "is ignored" || true
 cli="$work/venv/bin/citation-studio"
 mkdir "$work/empty" && cd "$work/empty"
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from citation_core.lms.chips import COMPONENT_CSS_FILE, COMPONENT_JS_FILE, PACKAGED_COMPONENT_NAME
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.timeout(300)
@@ -57,7 +58,9 @@ assert not at.exception, at.exception
 proto = component.proto
 kind = proto.WhichOneof("data")
 data = json.loads(proto.bytes) if kind == "bytes" else None
-print(json.dumps({"modules": at.session_state["modules"], "kind": kind, "data": data}))
+print(json.dumps({"modules": at.session_state["modules"], "kind": kind, "data": data,
+                  "name": proto.component_name, "js": proto.js_content, "css": proto.css_content,
+                  "js_path": proto.js_source_path, "css_path": proto.css_source_path}))
 '''
 
 
@@ -71,6 +74,15 @@ def test_rendering_chips_does_not_import_pandas(tmp_path: Path) -> None:
     assert 'data-cite="[cite:L:101:4:::Divide:The array is split.:va1]"' in data["html"]
     # only what the markers name
     assert list(data["units"]) == ["101"] and list(data["faqs"]) == ["2"]
+
+
+def test_a_chip_mount_names_the_renderer_files_instead_of_carrying_them(tmp_path: Path) -> None:
+    """The installed package declares the renderer's folder (``citation_core/pyproject.toml``): each mount
+    carries its data only, and the browser loads the code once, not 55 KB more per answer on the page."""
+    out = run_python(CHIPS, tmp_path)
+    assert out["name"] == PACKAGED_COMPONENT_NAME
+    assert (out["js"], out["css"]) == ("", "")
+    assert (out["js_path"], out["css_path"]) == (COMPONENT_JS_FILE, COMPONENT_CSS_FILE)
 
 
 PAGES = r'''

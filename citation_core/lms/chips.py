@@ -39,7 +39,12 @@ from .evidence_view import chip_evidence
 from .render import render_markdown
 
 __all__ = [
+    "COMPONENT_CSS_FILE",
+    "COMPONENT_JS_FILE",
     "COMPONENT_NAME",
+    "COMPONENT_SOURCES",
+    "PACKAGED_COMPONENT_NAME",
+    "build_component_js",
     "chip_component_css",
     "chip_component_js",
     "chip_data",
@@ -47,23 +52,36 @@ __all__ = [
 ]
 
 COMPONENT_NAME = "citation_studio_chips"
+# The same component served from the installed package's files: ``citation_core/pyproject.toml`` declares
+# ``components/chips`` as the asset folder of the component "chips" of the distribution "citation-core".
+PACKAGED_COMPONENT_NAME = "citation-core.chips"
 ASSET_DIR = Path(__file__).resolve().parents[1] / "components" / "chips"
+COMPONENT_SOURCES = ("citation_parser.js", "chip_model.js", "chips.js")  # in module order
+COMPONENT_JS_FILE = "component.js"  # built from COMPONENT_SOURCES by build_component_js
+COMPONENT_CSS_FILE = "chips.css"
+_BUILT_HEADER = ("// The chip component module, built from {sources} by citation_core.lms.chips.build_component_js\n"
+                 "// (make component): edit those files, not this one.\n\n")
 
 
 def _read(name: str) -> str:
     return (ASSET_DIR / name).read_text(encoding="utf-8")
 
 
-def chip_component_js() -> str:
-    """The component module: the client parser, the chip model, then the renderer (default export).
+def build_component_js() -> str:
+    """The component module as ``component.js`` holds it: the client parser, the chip model, then the
+    renderer (default export). The first two are plain scripts (the node tests load them one by one);
+    concatenated, their functions are in scope of ``chips.js``."""
+    header = _BUILT_HEADER.format(sources=", ".join(COMPONENT_SOURCES))
+    return header + "\n\n".join(_read(name) for name in COMPONENT_SOURCES)
 
-    The first two are plain scripts; concatenated, their functions are in scope of ``chips.js``.
-    """
-    return "\n\n".join(_read(name) for name in ("citation_parser.js", "chip_model.js", "chips.js"))
+
+def chip_component_js() -> str:
+    """The component module (``component.js``, see ``build_component_js``)."""
+    return _read(COMPONENT_JS_FILE)
 
 
 def chip_component_css() -> str:
-    return _read("chips.css")
+    return _read(COMPONENT_CSS_FILE)
 
 
 def chip_data(answer_text: str, units: Mapping[str, Any], faqs: Mapping[str, Any],
