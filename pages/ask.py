@@ -133,14 +133,20 @@ if VIEW not in ss:
 ss[VIEW] = vs.normalize(ss[VIEW], catalog)
 state: vs.ViewState = ss[VIEW]
 
-# the URL mirrors the state (a bound parameter of another page, or a stale one, is replaced)
-wanted = {"history": ss[HISTORY], **vs.to_params(state)}
-for name in vs.PARAM_NAMES:
-    if name not in wanted and name in st.query_params:
-        del st.query_params[name]
-for name, value in wanted.items():
-    if st.query_params.get(name) != value:
-        st.query_params[name] = value
+
+
+def _mirror_in_url(state: vs.ViewState) -> None:
+    """The URL mirrors the state (a bound parameter of another page, or a stale one, is replaced)."""
+    wanted = {"history": ss[HISTORY], **vs.to_params(state)}
+    for name in vs.PARAM_NAMES:
+        if name not in wanted and name in st.query_params:
+            del st.query_params[name]
+    for name, value in wanted.items():
+        if st.query_params.get(name) != value:
+            st.query_params[name] = value
+
+
+_mirror_in_url(state)
 
 by_id = _courses_by_id()
 # what students see, or with the instructor preview every unit (hidden pages stay hidden either way):
@@ -181,63 +187,83 @@ if modes:
 viewer_col, chat_col = st.columns([11, 10], gap="large")
 
 # --- the viewer -----------------------------------------------------------------------------------
-with viewer_col, st.container(key="viewer"):
-    if state.notice is not None:
-        show = {"info": st.info, "warning": st.warning, "error": st.error}[state.notice.level]
-        show(md_escape(state.notice.text))
-        st.toast(md_escape(state.notice.text), icon="⚠️" if state.notice.level != "info" else "ℹ️")
-        ss[VIEW] = vs.clear_notice(state)
-    st.subheader(md_escape(um.unit.name))
-    if state.mode == "slides" and um.deck is not None and unit_info.visible_pages:
-        deck = um.deck
-        ss[W_SLIDE] = state.page
-        st.selectbox("Slide", list(unit_info.visible_pages), key=W_SLIDE, label_visibility="collapsed",
-                     format_func=lambda p: f"{um.caption(p)} · {deck.page(p).title[:40]}",
-                     on_change=lambda: _apply(vs.select_page, ss[W_SLIDE]))
-        lit = 0
-        if state.evidence:
-            png, lit = cached.highlighted_png(deck.path, state.page, state.evidence)
+# A fragment: the slide picker, ◀ ▶, the second and the transcript rerun the viewer only, so stepping through a
+# deck costs the same in a long conversation as in a new one (the chat is not drawn again). Anything else
+# (course, unit, view, a chip click, a question) reruns the whole page, this viewer included.
+DRAWN = (state.course_id, state.unit_id, state.mode, state.preview)  # what the page around the viewer shows
+
+
+@st.fragment
+def viewer() -> None:
+    state: vs.ViewState = ss[VIEW]
+    if (state.course_id, state.unit_id, state.mode, state.preview) != DRAWN:
+        st.rerun(scope="app")  # the page around the viewer shows another place: draw it all
+    _mirror_in_url(state)
+    material = by_id[state.course_id].preview(state.preview)
+    um = material.unit(state.unit_id)
+    unit_info = catalog.unit(state.course_id, state.unit_id)
+    assert unit_info is not None  # the state is normalised against this catalog
+    with st.container(key="viewer"):
+        if state.notice is not None:
+            show = {"info": st.info, "warning": st.warning, "error": st.error}[state.notice.level]
+            show(md_escape(state.notice.text))
+            st.toast(md_escape(state.notice.text), icon="⚠️" if state.notice.level != "info" else "ℹ️")
+            ss[VIEW] = vs.clear_notice(state)
+        st.subheader(md_escape(um.unit.name))
+        if state.mode == "slides" and um.deck is not None and unit_info.visible_pages:
+            deck = um.deck
+            ss[W_SLIDE] = state.page
+            st.selectbox("Slide", list(unit_info.visible_pages), key=W_SLIDE, label_visibility="collapsed",
+                         format_func=lambda p: f"{um.caption(p)} · {deck.page(p).title[:40]}",
+                         on_change=lambda: _apply(vs.select_page, ss[W_SLIDE]))
+            lit = 0
+            if state.evidence:
+                png, lit = cached.highlighted_png(deck.path, state.page, state.evidence)
+            else:
+                png = cached.deck_png(deck.path, state.page)
+            slide_image(png)
+            if state.evidence:
+                st.caption(("Lit up: the line the citation quotes." if lit == 1 else
+                            f"Lit up: the {lit} lines the citation quotes.") if lit else
+                           "The quoted lines could not be found on the rendered page; they read: "
+                           + md_escape(" ".join(state.evidence.split())))
+            nav = st.columns([1, 4, 1], vertical_alignment="center")
+            visible = unit_info.visible_pages
+            nav[0].button("◀", key="prev", disabled=state.page <= visible[0], width="stretch", help="Previous slide",
+                          on_click=_apply, args=(vs.step_page, -1))
+            nav[1].markdown(f"<div data-testid='viewer-caption' style='text-align:center;font-weight:600'>"
+                            f"{html.escape(um.caption(state.page))}</div>", unsafe_allow_html=True)
+            nav[2].button("▶", key="next", disabled=state.page >= visible[-1], width="stretch", help="Next slide",
+                          on_click=_apply, args=(vs.step_page, 1))
+        elif state.mode == "video" and um.unit.video is not None:
+            # Streamlit seeks only when a player mounts or its start second changes: every jump mounts a
+            # fresh player (the container key counts the jumps), which seeks again, also to the same second.
+            # A chip click plays at once: muted, as browsers allow autoplay only without sound.
+            with st.container(key=f"player-{state.seek}"):
+                st.video(str(um.unit.video), start_time=int(state.second), autoplay=state.play, muted=state.play,
+                         subtitles=str(um.unit.transcript) if um.unit.transcript and um.unit.transcript.suffix == ".vtt"
+                         else None)
+            caption = (f"Video · playing from {clock(state.second)} · muted, turn the sound on in the player"
+                       if state.play else f"Video · opened at {clock(state.second)} · press play in the player")
+            st.markdown(f"<div data-testid='viewer-caption' style='text-align:center;font-weight:600'>"
+                        f"{html.escape(caption)}</div>", unsafe_allow_html=True)
+            ss[W_SECOND] = float(state.second)
+            st.number_input("Open at second", 0.0, step=1.0, key=W_SECOND,
+                            on_change=lambda: _apply(vs.select_second, ss[W_SECOND]))
+            if um.transcript is not None:
+                cited = (evidence_cues(um.transcript.cues, state.second, state.until, state.evidence)
+                         if state.play else [])
+                with st.expander("Transcript", expanded=bool(cited)):
+                    if cited:
+                        st.caption(("Lit up: the cue" if len(cited) == 1 else f"Lit up: the {len(cited)} cues")
+                                   + " the citation quotes; the panel follows the video while it plays.")
+                    transcript_panel(um.transcript.cues, cited, f"player-{state.seek}", key="transcript")
         else:
-            png = cached.deck_png(deck.path, state.page)
-        slide_image(png)
-        if state.evidence:
-            st.caption(("Lit up: the line the citation quotes." if lit == 1 else
-                        f"Lit up: the {lit} lines the citation quotes.") if lit else
-                       "The quoted lines could not be found on the rendered page; they read: "
-                       + md_escape(" ".join(state.evidence.split())))
-        nav = st.columns([1, 4, 1], vertical_alignment="center")
-        visible = unit_info.visible_pages
-        nav[0].button("◀", key="prev", disabled=state.page <= visible[0], width="stretch", help="Previous slide",
-                      on_click=_apply, args=(vs.step_page, -1))
-        nav[1].markdown(f"<div data-testid='viewer-caption' style='text-align:center;font-weight:600'>"
-                        f"{html.escape(um.caption(state.page))}</div>", unsafe_allow_html=True)
-        nav[2].button("▶", key="next", disabled=state.page >= visible[-1], width="stretch", help="Next slide",
-                      on_click=_apply, args=(vs.step_page, 1))
-    elif state.mode == "video" and um.unit.video is not None:
-        # Streamlit seeks only when a player mounts or its start second changes: every jump mounts a
-        # fresh player (the container key counts the jumps), which seeks again, also to the same second.
-        # A chip click plays at once: muted, as browsers allow autoplay only without sound.
-        with st.container(key=f"player-{state.seek}"):
-            st.video(str(um.unit.video), start_time=int(state.second), autoplay=state.play, muted=state.play,
-                     subtitles=str(um.unit.transcript) if um.unit.transcript and um.unit.transcript.suffix == ".vtt"
-                     else None)
-        caption = (f"Video · playing from {clock(state.second)} · muted, turn the sound on in the player"
-                   if state.play else f"Video · opened at {clock(state.second)} · press play in the player")
-        st.markdown(f"<div data-testid='viewer-caption' style='text-align:center;font-weight:600'>"
-                    f"{html.escape(caption)}</div>", unsafe_allow_html=True)
-        ss[W_SECOND] = float(state.second)
-        st.number_input("Open at second", 0.0, step=1.0, key=W_SECOND,
-                        on_change=lambda: _apply(vs.select_second, ss[W_SECOND]))
-        if um.transcript is not None:
-            cited = (evidence_cues(um.transcript.cues, state.second, state.until, state.evidence)
-                     if state.play else [])
-            with st.expander("Transcript", expanded=bool(cited)):
-                if cited:
-                    st.caption(("Lit up: the cue" if len(cited) == 1 else f"Lit up: the {len(cited)} cues")
-                               + " the citation quotes; the panel follows the video while it plays.")
-                transcript_panel(um.transcript.cues, cited, f"player-{state.seek}", key="transcript")
-    else:
-        st.info("This unit has no deck or video.")
+            st.info("This unit has no deck or video.")
+
+
+with viewer_col:
+    viewer()
 
 
 def _answer_views(msg: Message, answer_material: CourseMaterial) -> None:
