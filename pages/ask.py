@@ -56,7 +56,7 @@ from studio.services import (
 )
 from studio.text import md_escape, plural
 from studio.transcript import transcript_panel
-from studio.widgets import chips, model_badges, models_line, slide_image, trace_panel
+from studio.widgets import chips, model_badges, models_line, slide_image, stored_chips, trace_panel
 
 # The viewer column stays in sight while the chat column scrolls: a chip clicked in a long
 # conversation moves a viewer the user can see. Taller than the window, it scrolls inside.
@@ -306,12 +306,17 @@ with chat_col:
                 "to get them translated.")
 
     messages = cached.messages(state.conversation_id) if state.conversation_id is not None else ()
+    payloads = cached.conversation_payloads(state.conversation_id, material) if messages else {}
     for msg in messages:
         with st.chat_message(msg.role):
             if msg.role == "user":
                 st.markdown(md_escape(msg.content))
             else:
-                chips(msg.content, material, key=f"msg-{msg.id}", on_click=_on_click, audits=msg.meta.get("audits"))
+                if msg.id in payloads:
+                    stored_chips(payloads[msg.id], key=f"msg-{msg.id}", on_click=_on_click)
+                else:  # stored by another session between the two reads
+                    chips(msg.content, material, key=f"msg-{msg.id}", on_click=_on_click,
+                          audits=msg.meta.get("audits"))
 
     # the turn being asked shows here, above the form: the question, then the writer's draft, then the status
     pending = st.container()

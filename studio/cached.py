@@ -10,6 +10,7 @@ from typing import Any
 
 import streamlit as st
 
+from citation_core.errors import InputError
 from citation_core.llm.config import LlmConfig, default_config
 from citation_core.lms.store import LmsStore, Message
 from citation_core.material.deck import render_page_png
@@ -111,3 +112,28 @@ def messages(conversation_id: int) -> tuple[Message, ...]:
     shared read-only between the sessions that open it."""
     db = store()
     return _messages(str(db.path), conversation_id, db.last_message_id(conversation_id))
+
+
+@st.cache_resource(show_spinner=False, max_entries=128)
+def _conversation_payloads(database: str, conversation_id: int, last_id: int | None, tables_digest: str,
+                           _material: CourseMaterial) -> Mapping[int, bytes | InputError]:
+    # keyed by scalars: a rerun looks the whole conversation up at once instead of hashing every answer's
+    # text and audits (``_material`` is not hashed: ``tables_digest`` stands for what the chips read of it)
+    out: dict[int, bytes | InputError] = {}
+    for msg in _messages(database, conversation_id, last_id):
+        if msg.role != "assistant":
+            continue
+        try:
+            out[msg.id] = chip_payload(msg.content, _material, msg.meta.get("audits"))
+        except InputError as exc:
+            out[msg.id] = exc
+    return out
+
+
+def conversation_payloads(conversation_id: int, material: CourseMaterial) -> Mapping[int, bytes | InputError]:
+    """The chip payload of each stored answer of the conversation against ``material`` (by message id), or the
+    ``InputError`` of an answer the renderer refuses; built once per new message and material, not per rerun."""
+    db = store()
+    _, _, digest = _chip_tables(material)
+    return _conversation_payloads(str(db.path), conversation_id, db.last_message_id(conversation_id), digest,
+                                  material)

@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 import streamlit as st
 
+from citation_core.errors import InputError
 from citation_core.llm.config import LlmConfig
 from citation_core.material.library import CourseMaterial
 
@@ -49,6 +50,18 @@ def chips(answer: str, material: CourseMaterial, key: str,
           audits: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any] | None:
     """The answer with its chips; ``audits`` (stored per marker) add the evidence quotes and support flags."""
     return show_chips(lambda: cached.chip_payload(answer, material, audits), key, on_click)
+
+
+def stored_chips(payload: bytes | InputError, key: str,
+                 on_click: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any] | None:
+    """A stored answer with its chips, from its payload (``cached.conversation_payloads``)."""
+
+    def data() -> bytes:
+        if isinstance(payload, InputError):
+            raise payload
+        return payload
+
+    return show_chips(data, key, on_click)
 
 
 # How each phase output of a trace is labelled; outputs not named here show under their own name.

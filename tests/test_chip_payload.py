@@ -88,3 +88,43 @@ def test_the_cached_payload_is_the_same_bytes(tables: dict[str, Any]) -> None:
     finally:
         st.cache_data.clear()
         st.cache_resource.clear()
+
+
+def test_a_conversation_payloads_are_its_answers_built_once_per_new_message_and_material(
+        tables: dict[str, Any], tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rerun looks the whole conversation up at once; a new answer or other material tables build it again,
+    and an answer the renderer refuses is its error, not a crash of the page."""
+    import streamlit as st
+
+    from citation_core.errors import InputError
+    from citation_core.lms.render import MAX_ANSWER_CHARS
+    from citation_core.lms.store import LmsStore
+    from studio import cached
+
+    monkeypatch.setenv("CITATION_STUDIO_DB", str(tmp_path / "lms.sqlite3"))
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    try:
+        material = load_material(SAMPLE_COURSE)
+        store = LmsStore(tmp_path / "lms.sqlite3")
+        first = "Merging is linear.[cite:L:101:6:::Merge:One comparison per element.:va1]"
+        turn = store.save_turn("k" * 32, None, "How?", first, course_id=1, unit_id=101, title="How?",
+                               answer_meta={"audits": []})
+        payloads = cached.conversation_payloads(turn.conversation_id, material)
+        assert list(payloads) == [turn.answer_id]
+        assert payloads[turn.answer_id] == chip_payload(first, tables["units"], tables["faqs"])
+        assert cached.conversation_payloads(turn.conversation_id, material) is payloads  # not built again
+
+        long = "x" * (MAX_ANSWER_CHARS + 1)
+        second = store.save_turn("k" * 32, turn.conversation_id, "More?", long, course_id=1, unit_id=101,
+                                 title="How?")
+        again = cached.conversation_payloads(turn.conversation_id, material)
+        assert again is not payloads and list(again) == [turn.answer_id, second.answer_id]
+        assert again[turn.answer_id] == payloads[turn.answer_id]
+        assert isinstance(again[second.answer_id], InputError)
+
+        # the same course loaded again (a new object, the same tables): nothing is built again
+        assert cached.conversation_payloads(turn.conversation_id, load_material(SAMPLE_COURSE)) is again
+    finally:
+        st.cache_data.clear()
+        st.cache_resource.clear()
