@@ -12,9 +12,10 @@ Steps, in one server process (``now``: the app as it is):
 1. first render: a fresh browser opens Ask until the run is over (the course is loaded then);
 2. first ask: a question on Ask until the answer's chips are there;
 3. a rerun (the viewer's ▶ / ◀, alternating, after one of each not counted) with one stored answer in the
-   conversation, mean of ``--reruns``;
+   conversation, mean of ``--reruns``; the viewer is a fragment, so this reruns the viewer only. With step 5,
+   also a rerun of the whole page (the "Last answer as" views in turn);
 4. four more questions: the peak memory after five asks;
-5. more questions up to ``--answers`` (20) in the same conversation, then the rerun again: the ratio;
+5. more questions up to ``--answers`` (20) in the same conversation, then both reruns again: the ratios;
 6. in a second browser context: each of Chip preview, Language QA and Library is opened once (warm-up),
    then ``--opens`` times from Ask; the time until it is interactive (its run is over, every chip of
    Chip preview drawn, every Library thumbnail loaded), median, and the server CPU meanwhile;
@@ -22,7 +23,8 @@ Steps, in one server process (``now``: the app as it is):
 
 A CPU figure runs from a quiet server (no CPU used for 0.3 s) to a quiet server again after the step, so work
 the browser does not wait for is counted too. Steps 1 to 4 run in ``--servers`` (3) fresh servers per variant
-(variants in turn) and each figure is their median; steps 5 to 7 run in the first ``now`` server only.
+(variants in turn) and each figure is their median; steps 5 to 7 run in the first ``now`` server only (step 5
+also in the first server of ``inline-chips`` and ``post-script-gc``).
 
 The other variants change one thing in the server process, by a ``sitecustomize`` of this benchmark put on
 its import path (nothing in the checkout changes):
@@ -32,7 +34,11 @@ its import path (nothing in the checkout changes):
 * ``lean-ocr``: pytesseract is imported without pandas. Loading a course checks whether page images can be
   read (``citation_core.material.ocr``), which imports pytesseract, and pytesseract imports pandas when it
   is installed; this shows what the app costs without that;
-* ``lean-ocr+probe``: both, i.e. the chip data's own share of the first ask.
+* ``lean-ocr+probe``: both, i.e. the chip data's own share of the first ask;
+* ``inline-chips``: the chip component carries its JavaScript and CSS in every mount (about 55 KB), as when
+  Streamlit finds no manifest of the installed package; its first server measures step 5 too;
+* ``post-script-gc``: Streamlit's default of a full garbage collection after every run, which the app's
+  ``.streamlit/config.toml`` turns off (an environment setting, not a ``sitecustomize``); step 5 too.
 
 The script prints a Markdown table (one column per variant) and exits 1 when a figure of ``now`` misses
 its target (``--no-check``: 0).
@@ -104,13 +110,32 @@ if os.environ.get("BENCH_CHIP_DATA_AS_DICT") == "1":
         return _mount(component_name, key, isolate_styles, data, *args, **kwargs)
 
     streamlit._bidi_component = _bidi_component
+
+if os.environ.get("BENCH_CHIPS_INLINE") == "1":
+    # the chip component is declared with its code inline, as the app did before the package served its files:
+    # a component naming files is refused as when Streamlit finds no manifest, and the app falls back
+    import streamlit.components.v2 as v2
+    from streamlit.errors import StreamlitAPIException
+
+    _component = v2.component
+
+    def component(name, *, html=None, css=None, js=None, **kwargs):
+        if js is not None and "\n" not in js:
+            raise StreamlitAPIException(f"{name}: no asset_dir (bench variant inline-chips)")
+        return _component(name, html=html, css=css, js=js, **kwargs)
+
+    v2.component = component
 '''
 VARIANTS = {  # name: the flags of SITECUSTOMIZE it sets
     "now": (),
     "probe": ("BENCH_CHIP_DATA_AS_DICT",),
     "lean-ocr": ("BENCH_PYTESSERACT_WITHOUT_PANDAS",),
     "lean-ocr+probe": ("BENCH_PYTESSERACT_WITHOUT_PANDAS", "BENCH_CHIP_DATA_AS_DICT"),
+    "inline-chips": ("BENCH_CHIPS_INLINE",),
+    "post-script-gc": ("STREAMLIT_RUNNER_POST_SCRIPT_GC",),
 }
+# variants whose first server also measures the reruns after ``--answers``
+GROWN = ("now", "inline-chips", "post-script-gc")
 
 
 class Server:
@@ -218,6 +243,20 @@ def rerun_cpu(server: Server, page: Any, count: int) -> float:
     return total / count
 
 
+def page_rerun_cpu(server: Server, page: Any, count: int) -> float:
+    """Mean server CPU of a rerun of the whole Ask page: "Last answer as" switched between two of its views in
+    turn (the viewer's buttons rerun the viewer only), after one of each not counted."""
+    views = ("Raw answer", "Sources list")
+    for name in views:
+        page.get_by_role("radio", name=name, exact=True).click()
+        run_over(page)
+    total = 0.0
+    for i in range(count):
+        button = page.get_by_role("radio", name=views[i % 2], exact=True)
+        total += cpu_of(server, lambda b=button: (b.click(), run_over(page)))
+    return total / count
+
+
 def chips_drawn(page: Any) -> int:
     """Answers the chip component has drawn (its roots, inside the components' shadow roots)."""
     return int(page.locator(".cite-answer").count())
@@ -258,13 +297,13 @@ def app(variant: str, tmp: Path) -> Iterator[str]:
         site.mkdir(exist_ok=True)
         (site / "sitecustomize.py").write_text(SITECUSTOMIZE)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH", "")) if p)
-        env.update({flag: "1" for flag in VARIANTS[variant]})
+        env.update({flag: "true" if flag.startswith("STREAMLIT_") else "1" for flag in VARIANTS[variant]})
     with running_app(env, timeout=120) as url:
         yield url
 
 
-def session(variant: str, args: argparse.Namespace, browser: Any, tmp: Path, full: bool) -> Result:
-    """One server: steps 1 to 4, and with ``full`` the rest (see the module docstring)."""
+def session(variant: str, args: argparse.Namespace, browser: Any, tmp: Path, grow: bool, full: bool) -> Result:
+    """One server: steps 1 to 4, with ``grow`` step 5, with ``full`` steps 6 and 7 (see the module docstring)."""
     import json
 
     result = Result(variant)
@@ -289,18 +328,24 @@ def session(variant: str, args: argparse.Namespace, browser: Any, tmp: Path, ful
         result.note("loaded after first ask", loaded_modules(server))
         one = rerun_cpu(server, page, args.reruns)
         result.add("rerun CPU, 1 answer (s)", one, "{:.3f}")
+        whole_one = page_rerun_cpu(server, page, args.reruns) if grow else 0.0
         for i in range(4):
             ask(page, f"{QUESTION} ({i + 2})")
         result.add("peak RSS after 5 asks (MiB)", server.peak(), "{:.0f}")
-        if not full:
-            ctx.close()
-            return result
-        for i in range(5, args.answers):
-            ask(page, f"{QUESTION} ({i + 1})")
-        many = rerun_cpu(server, page, args.reruns)
-        result.add(f"rerun CPU, {args.answers} answers (s)", many, "{:.3f}")
-        result.add(f"rerun CPU, {args.answers} answers / 1 answer", many / one)
+        if grow:
+            for i in range(5, args.answers):
+                ask(page, f"{QUESTION} ({i + 1})")
+            many = rerun_cpu(server, page, args.reruns)
+            result.add(f"rerun CPU, {args.answers} answers (s)", many, "{:.3f}")
+            result.add(f"rerun CPU, {args.answers} answers / 1 answer", many / one)
+            whole_many = page_rerun_cpu(server, page, args.reruns)
+            result.add("whole-page rerun CPU, 1 answer (s)", whole_one, "{:.3f}")
+            result.add(f"whole-page rerun CPU, {args.answers} answers (s)", whole_many, "{:.3f}")
+            result.add(f"whole-page rerun CPU, {args.answers} answers / 1 answer", whole_many / whole_one)
+            result.add(f"RSS after {args.answers} answers and their reruns (MiB)", server.rss(), "{:.0f}")
         ctx.close()
+        if not full:
+            return result
 
         ctx = browser.new_context(viewport={"width": 1280, "height": 800})
         page = ctx.new_page()
@@ -376,7 +421,8 @@ def main(argv: list[str] | None = None) -> int:
             runs: dict[str, list[Result]] = {v: [] for v in variants}
             for i in range(args.servers):  # variants in turn, so that a change of load falls on all of them
                 for variant in variants:
-                    runs[variant].append(session(variant, args, browser, Path(tmp), full=variant == "now" and i == 0))
+                    runs[variant].append(session(variant, args, browser, Path(tmp), grow=variant in GROWN and i == 0,
+                                                 full=variant == "now" and i == 0))
                     print(f"{variant}: server {i + 1} of {args.servers} done", file=sys.stderr)
             results = [merged(r) for r in runs.values()]
         finally:
