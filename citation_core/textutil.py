@@ -255,21 +255,32 @@ def stem(token: str, lang: str = "en") -> str:
     return str(_stemmer(lang).stemWord(token))
 
 
+# Texts are stemmed again and again (the evidence of each citation compares its sentence with every window of
+# lines of its source); a pure function of the text, so the last few thousand results are kept. Bounded,
+# thread-safe, and it holds nothing but strings.
+_MEMO = 4096
+
+
 def stem_list(text: str, lang: str | None = None) -> list[str]:
     """Stems of the content tokens in order (repeats kept; for BM25); ordinal words also give their digit."""
+    return list(_stem_tuple(text, lang))
+
+
+@functools.lru_cache(maxsize=_MEMO)
+def _stem_tuple(text: str, lang: str | None) -> tuple[str, ...]:
     lang = lang or detect_language(text)
     toks = content_tokens(text, lang)
     if not toks:
-        return []
+        return ()
     words = toks if lang not in _SNOWBALL else list(_stemmer(lang).stemWords(toks))
     ordinals = ORDINALS.get(lang, {})
     extra = [ordinals[t] for t in toks if t in ordinals]
-    return [w for w in words if w] + extra
+    return tuple(w for w in words if w) + tuple(extra)
 
 
 def stems(text: str, lang: str | None = None) -> set[str]:
     """The set of content stems of ``text``, for matching sentences against questions and sources."""
-    return set(stem_list(text, lang))
+    return set(_stem_tuple(text, lang))
 
 
 def math_terms(text: str) -> set[str]:
@@ -440,6 +451,11 @@ def sentences(text: str, lang: str | None = None) -> list[Sentence]:
     Markdown blocks (paragraphs, list items, headings, quote lines) always end a sentence; inside a block
     pysbd decides. Citation markers already in the text count as part of the sentence before them.
     """
+    return list(_sentence_tuple(text, lang))
+
+
+@functools.lru_cache(maxsize=_MEMO)  # a source's sentences are asked for once per citation of it
+def _sentence_tuple(text: str, lang: str | None) -> tuple[Sentence, ...]:
     masked = _MARKER.sub(lambda m: " " * len(m.group(0)), text)
     lang = lang_code(lang) if lang else detect_language(masked)
     out: list[Sentence] = []
@@ -457,7 +473,7 @@ def sentences(text: str, lang: str | None = None) -> list[Sentence]:
                     begin = a + start + s + lead
                     out.append(Sentence(begin, begin + len(body), text[begin : begin + len(body)]))
             start = cut
-    return [_with_markers(text, s) for s in out]
+    return tuple(_with_markers(text, s) for s in out)
 
 
 def _with_markers(text: str, sent: Sentence) -> Sentence:

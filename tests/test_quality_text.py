@@ -181,3 +181,20 @@ def test_model_keywords_and_summaries_are_cleaned() -> None:
     assert clean_keyword('Keyword: "**Master theorem**".') == "Master theorem"
     assert clean_keyword("divide and conquer paradigm of the") == "divide and conquer paradigm"
     assert clean_summary("**Summary:** One. Two.\nThree.") == "One. Two."
+
+
+def test_kept_stems_and_sentences_cannot_be_changed_through_what_a_caller_gets() -> None:
+    """Stems and sentences of a text are kept for the next caller; what each caller gets is its own copy."""
+    from citation_core.textutil import stem_list
+
+    text = "Merge sort splits the array. Both halves are sorted recursively."
+    first = stems(text)
+    first.add("intruder")
+    assert "intruder" not in stems(text)
+    listed = stem_list(text)
+    expected = list(listed)
+    listed.clear()
+    assert stem_list(text) == expected and "halv" in expected
+    parts = sentences(text)
+    parts.pop()
+    assert [s.text for s in sentences(text)] == ["Merge sort splits the array.", "Both halves are sorted recursively."]
