@@ -1,11 +1,11 @@
 """How many LLM round trips does one citation pass cost? (``citation-studio bench``, ``make bench``)
 
-The pipeline runs over real HTTP against a ``LocalChatServer`` on 127.0.0.1 that answers every
-chat-completions request after the same fixed delay D. Wall time divided by D is then the number of
-sequential "rounds" of model calls: the placement call is one round, the summaries (all in parallel)
-one more, and the keyword task either N rounds (``sequential``: each call sees the keywords before
-it) or one (``batched``), run alongside the summaries. So sequential needs about N + 1 rounds and
-batched about 2.
+The pipeline runs over real HTTP against a ``LocalChatServer`` on 127.0.0.1, in a process of its own as a
+real endpoint is (``ServedApart``), that answers every chat-completions request after the same fixed delay
+D. Wall time divided by D is then the number of sequential "rounds" of model calls: the placement call is
+one round, the summaries (all in parallel) one more, and the keyword task either N rounds (``sequential``:
+each call sees the keywords before it) or one (``batched``), run alongside the summaries. So sequential
+needs about N + 1 rounds and batched about 2.
 
 For every N (used citations) the run builds N distinct lecture pages and an answer of N sentences,
 each sentence sharing two rare words with exactly one page, so the server's placement reply cites
@@ -25,6 +25,7 @@ more than ``TURN_LIMIT`` at D >= 1 s, or when a run did not cite everything with
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import multiprocessing
 import sys
@@ -39,7 +40,7 @@ from ..llm.config import KeywordStrategy, ModelConfig, PassOrder
 from ..pipeline import CitationPipeline
 from ..sources import FaqSource, PageChunk, Sources
 from .cooperative import cooperative_handler
-from .server import LocalChatServer
+from .server import LocalChatServer, RecordedRequest, max_overlap
 
 STRATEGIES: tuple[KeywordStrategy, ...] = ("sequential", "batched")
 BATCHED_LIMIT = 2.3  # rounds allowed for batched at N = 20, D = 0.2 s
@@ -65,6 +66,55 @@ def build_case(n: int) -> tuple[str, list[PageChunk]]:
     return answer, pages
 
 
+# --- the server, apart ----------------------------------------------------------------------------------
+
+class ServedApart:
+    """The cooperative server (``cooperative_handler(delay=D)``) in a process of its own, as a real endpoint is.
+
+    Served from a thread of this process, its request handling (HTTP parsing, the reply, JSON) took the GIL
+    from the pass it answers, right when the pass sends its fan-out and reads the replies. Times are
+    ``time.monotonic()``, the same clock in both processes.
+    """
+
+    def __init__(self, delay: float) -> None:
+        self.delay = delay
+        self.base_url = ""
+
+    def __enter__(self) -> ServedApart:
+        context = multiprocessing.get_context("spawn")
+        self._conn, child = context.Pipe()
+        self._process = context.Process(target=_serve_apart, args=(self.delay, child), daemon=True,
+                                        name="citation-studio bench server")
+        self._process.start()
+        child.close()
+        if not self._conn.poll(60):
+            self._process.kill()
+            raise RuntimeError("the bench server did not start within 60 s")
+        self.base_url = self._conn.recv()
+        return self
+
+    def requests(self) -> list[RecordedRequest]:
+        """The requests answered so far, in finish order."""
+        self._conn.send("requests")
+        found: list[RecordedRequest] = self._conn.recv()
+        return found
+
+    def __exit__(self, *exc: object) -> None:
+        with contextlib.suppress(OSError):  # the server process has ended already
+            self._conn.send("stop")
+        self._process.join(timeout=10)
+        if self._process.is_alive():
+            self._process.kill()
+        self._conn.close()
+
+
+def _serve_apart(delay: float, conn: Any) -> None:
+    with LocalChatServer(cooperative_handler(delay=delay)) as srv:
+        conn.send(srv.base_url)
+        while conn.recv() == "requests":
+            conn.send(srv.requests)
+
+
 # --- one measured run -------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -84,15 +134,16 @@ class Row:
 
 def run_once(n: int, strategy: KeywordStrategy, delay: float) -> Row:
     answer, pages = build_case(n)
-    with LocalChatServer(cooperative_handler(delay=delay)) as srv:
+    with ServedApart(delay) as srv:
         model = ModelConfig(id="bench", type="openai_chat", model="bench-model", base_url=srv.base_url,
                             timeout=60.0, max_retries=0)
         pipeline = CitationPipeline(model, keyword_strategy=strategy)
         t0 = time.perf_counter()
         result = pipeline.run_pass(answer, pages)
         wall = time.perf_counter() - t0
-        in_flight = srv.max_overlap()
-        arrivals = sorted(r.started for r in srv.requests if r.task != "placement")[: n + 1]
+        answered = srv.requests()
+    in_flight = max_overlap(answered)
+    arrivals = sorted(r.started for r in answered if r.task != "placement")[: n + 1]
     usage = result.trace.usage()
     keywords = [m.keyword or "" for m in parse(result.answer, "client")]
     problems = []
@@ -129,7 +180,7 @@ class TurnRow:
 
 def run_turn(order: PassOrder, strategy: KeywordStrategy, delay: float, lecture: int = 5, faqs: int = 3) -> TurnRow:
     answer, sources = build_turn(lecture, faqs)
-    with LocalChatServer(cooperative_handler(delay=delay)) as srv:
+    with ServedApart(delay) as srv:
         model = ModelConfig(id="bench", type="openai_chat", model="bench-model", base_url=srv.base_url,
                             timeout=60.0, max_retries=0)
         pipeline = CitationPipeline(model, keyword_strategy=strategy, pass_order=order)

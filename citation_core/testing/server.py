@@ -332,6 +332,23 @@ class _RequestHandler(BaseHTTPRequestHandler):
             self.close_connection = True  # the client went away (it timed out, say)
 
 
+def max_overlap(requests: Sequence[RecordedRequest],
+                predicate: Callable[[RecordedRequest], bool] = lambda r: True) -> int:
+    """The largest number of matching ``requests`` that were in flight at once."""
+    events: list[tuple[float, int]] = []
+    for req in requests:
+        if predicate(req):
+            events.append((req.started, 1))
+            events.append((req.finished, -1))
+    # At equal times ends (-1) sort before starts (+1): intervals that merely touch do not overlap.
+    events.sort()
+    best = current = 0
+    for _, delta in events:
+        current += delta
+        best = max(best, current)
+    return best
+
+
 class LocalChatServer:
     """An OpenAI chat-completions server on 127.0.0.1, served from a background thread.
 
@@ -410,18 +427,7 @@ class LocalChatServer:
 
     def max_overlap(self, predicate: Callable[[RecordedRequest], bool] = lambda r: True) -> int:
         """The largest number of matching requests that were in flight at once."""
-        events: list[tuple[float, int]] = []
-        for req in self.requests:
-            if predicate(req):
-                events.append((req.started, 1))
-                events.append((req.finished, -1))
-        # At equal times ends (-1) sort before starts (+1): intervals that merely touch do not overlap.
-        events.sort()
-        best = current = 0
-        for _, delta in events:
-            current += delta
-            best = max(best, current)
-        return best
+        return max_overlap(self.requests, predicate)
 
     # -- used by the request handler
 
