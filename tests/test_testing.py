@@ -238,3 +238,27 @@ def test_a_fixed_delay_lets_parallel_requests_overlap() -> None:
         assert got == ["Topic 0.", "Topic 1.", "Topic 2."]
         assert srv.max_overlap(lambda r: r.task == "summary") >= 2
         assert min(r.finished - r.started for r in srv.requests) >= 0.3
+
+
+def test_the_bench_server_apart_cites_a_whole_pass_and_reports_its_requests() -> None:
+    """``citation-studio bench`` serves from a process of its own: a pass gets every reply, and the requests the
+    server saw come back with their tasks and times on the shared clock."""
+    import os
+    import time
+
+    from citation_core.pipeline import CitationPipeline
+    from citation_core.testing.rounds import ServedApart, build_case
+
+    answer, pages = build_case(3)
+    before = time.monotonic()
+    with ServedApart(0.0) as srv:
+        model = ModelConfig(id="bench", type="openai_chat", model="bench-model", base_url=srv.base_url,
+                            timeout=30.0, max_retries=0)
+        result = CitationPipeline(model, keyword_strategy="batched").run_pass(answer, pages)
+        seen = srv.requests
+        process = srv._process
+        assert process.pid != os.getpid()
+    assert len(result.used_seqs) == 3 and result.trace.failures == []
+    assert sorted(r.task or "" for r in seen) == ["keywords_batched", "placement", "summary", "summary", "summary"]
+    assert all(before <= r.started <= r.finished <= time.monotonic() for r in seen)
+    assert not process.is_alive()  # stopped with the block

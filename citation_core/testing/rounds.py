@@ -28,6 +28,7 @@ import argparse
 import contextlib
 import functools
 import multiprocessing
+import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -93,8 +94,9 @@ class ServedApart:
         self.base_url = self._conn.recv()
         return self
 
+    @property
     def requests(self) -> list[RecordedRequest]:
-        """The requests answered so far, in finish order."""
+        """The requests answered so far, in finish order (as ``LocalChatServer.requests``)."""
         self._conn.send("requests")
         found: list[RecordedRequest] = self._conn.recv()
         return found
@@ -132,16 +134,17 @@ class Row:
     spread: float = 0.0  # seconds between the first and the last of the N + 1 enrichment requests sent at once
 
 
-def run_once(n: int, strategy: KeywordStrategy, delay: float) -> Row:
+def run_once(n: int, strategy: KeywordStrategy, delay: float, apart: bool = True) -> Row:
     answer, pages = build_case(n)
-    with ServedApart(delay) as srv:
+    served = ServedApart(delay) if apart else LocalChatServer(cooperative_handler(delay=delay))
+    with served as srv:
         model = ModelConfig(id="bench", type="openai_chat", model="bench-model", base_url=srv.base_url,
                             timeout=60.0, max_retries=0)
         pipeline = CitationPipeline(model, keyword_strategy=strategy)
         t0 = time.perf_counter()
         result = pipeline.run_pass(answer, pages)
         wall = time.perf_counter() - t0
-        answered = srv.requests()
+        answered = srv.requests
     in_flight = max_overlap(answered)
     arrivals = sorted(r.started for r in answered if r.task != "placement")[: n + 1]
     usage = result.trace.usage()
@@ -223,6 +226,28 @@ def table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
+def compare_where(k: int) -> dict[str, list[Row]]:
+    """``k`` runs of batched N = 20 at D = 0.2 s with the server in a process of its own and in this one,
+    taking turns."""
+    runs: dict[str, list[Row]] = {"apart": [], "here": []}
+    for _ in range(k):
+        runs["apart"].append(run_once(20, "batched", 0.2, apart=True))
+        runs["here"].append(run_once(20, "batched", 0.2, apart=False))
+    return runs
+
+
+def where_table(runs: dict[str, list[Row]]) -> str:
+    names = {"apart": "in a process of its own (measured above)", "here": "in a thread of this process"}
+    lines = ["| N = 20, batched, D = 0.2 s: the server | runs | rounds: median (best–worst) "
+             "| enrichment requests sent within (median, ms) |", "|---|---:|---:|---:|"]
+    for where, rows in runs.items():
+        rounds = sorted(r.rounds for r in rows)
+        spread = statistics.median(r.spread for r in rows) * 1000
+        lines.append(f"| {names[where]} | {len(rows)} | {statistics.median(rounds):.2f} "
+                     f"({rounds[0]:.2f}–{rounds[-1]:.2f}) | {spread:.0f} |")
+    return "\n".join(lines)
+
+
 def parse_ns(text: str) -> list[int]:
     try:
         ns = [int(part) for part in text.split(",") if part.strip()]
@@ -263,7 +288,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="delays for the whole-turn comparison (FAQ + lecture passes), e.g. 0.2,1.0; empty: skip")
     parser.add_argument("--one-at-a-time", action="store_true",
                         help="run the sequential-keyword cases at D >= 1 s in turn too (slower)")
+    parser.add_argument("--compare", type=int, default=5, metavar="K",
+                        help="runs of batched N = 20 at D = 0.2 s with the server apart and in this process, "
+                             "taking turns (default 5; 0: skip)")
     args = parser.parse_args(argv)
+    if args.compare < 0:
+        parser.error("--compare must be >= 0")
     if args.delay is not None:
         if args.delay <= 0:
             parser.error("--delay must be > 0")
@@ -330,6 +360,9 @@ def main(argv: list[str] | None = None) -> int:
     if turn_rows:
         print()
         print(turn_table(turn_rows))
+    if args.compare:
+        print()
+        print(where_table(compare_where(args.compare)))
     print(f"\n(run time {time.perf_counter() - t_start:.0f} s)", file=sys.stderr)
 
     status = 0
