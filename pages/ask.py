@@ -306,17 +306,13 @@ with chat_col:
                 "to get them translated.")
 
     messages = cached.messages(state.conversation_id) if state.conversation_id is not None else ()
-    payloads = cached.conversation_payloads(state.conversation_id, material) if messages else {}
+    payloads = cached.conversation_payloads(messages, material)
     for msg in messages:
         with st.chat_message(msg.role):
             if msg.role == "user":
                 st.markdown(md_escape(msg.content))
             else:
-                if msg.id in payloads:
-                    stored_chips(payloads[msg.id], key=f"msg-{msg.id}", on_click=_on_click)
-                else:  # stored by another session between the two reads
-                    chips(msg.content, material, key=f"msg-{msg.id}", on_click=_on_click,
-                          audits=msg.meta.get("audits"))
+                stored_chips(payloads[msg.id], key=f"msg-{msg.id}", on_click=_on_click)
 
     # the turn being asked shows here, above the form: the question, then the writer's draft, then the status
     pending = st.container()

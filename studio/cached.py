@@ -115,12 +115,13 @@ def messages(conversation_id: int) -> tuple[Message, ...]:
 
 
 @st.cache_resource(show_spinner=False, max_entries=128)
-def _conversation_payloads(database: str, conversation_id: int, last_id: int | None, tables_digest: str,
-                           _material: CourseMaterial) -> Mapping[int, bytes | InputError]:
+def _conversation_payloads(database: str, conversation_id: int, last_id: int, tables_digest: str,
+                           _messages: Sequence[Message], _material: CourseMaterial) -> Mapping[int, bytes | InputError]:
     # keyed by scalars: a rerun looks the whole conversation up at once instead of hashing every answer's
-    # text and audits (``_material`` is not hashed: ``tables_digest`` stands for what the chips read of it)
+    # text and audits (``last_id`` stands for ``_messages``, ``tables_digest`` for what the chips read of
+    # ``_material``; neither object is hashed)
     out: dict[int, bytes | InputError] = {}
-    for msg in _messages(database, conversation_id, last_id):
+    for msg in _messages:
         if msg.role != "assistant":
             continue
         try:
@@ -130,10 +131,12 @@ def _conversation_payloads(database: str, conversation_id: int, last_id: int | N
     return out
 
 
-def conversation_payloads(conversation_id: int, material: CourseMaterial) -> Mapping[int, bytes | InputError]:
-    """The chip payload of each stored answer of the conversation against ``material`` (by message id), or the
-    ``InputError`` of an answer the renderer refuses; built once per new message and material, not per rerun."""
-    db = store()
+def conversation_payloads(messages: Sequence[Message], material: CourseMaterial) -> Mapping[int, bytes | InputError]:
+    """The chip payload of each stored answer in ``messages`` (one conversation, as ``messages`` reads it) against
+    ``material``, by message id, or the ``InputError`` of an answer the renderer refuses; built once per new
+    message and material, not per rerun."""
+    if not messages:
+        return {}
     _, _, digest = _chip_tables(material)
-    return _conversation_payloads(str(db.path), conversation_id, db.last_message_id(conversation_id), digest,
-                                  material)
+    return _conversation_payloads(str(store().path), messages[-1].conversation_id, messages[-1].id, digest,
+                                  messages, material)

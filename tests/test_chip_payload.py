@@ -110,21 +110,25 @@ def test_a_conversation_payloads_are_its_answers_built_once_per_new_message_and_
         first = "Merging is linear.[cite:L:101:6:::Merge:One comparison per element.:va1]"
         turn = store.save_turn("k" * 32, None, "How?", first, course_id=1, unit_id=101, title="How?",
                                answer_meta={"audits": []})
-        payloads = cached.conversation_payloads(turn.conversation_id, material)
+
+        def stored() -> tuple[Any, ...]:
+            return cached.messages(turn.conversation_id)
+
+        payloads = cached.conversation_payloads(stored(), material)
         assert list(payloads) == [turn.answer_id]
         assert payloads[turn.answer_id] == chip_payload(first, tables["units"], tables["faqs"])
-        assert cached.conversation_payloads(turn.conversation_id, material) is payloads  # not built again
+        assert cached.conversation_payloads(stored(), material) is payloads  # not built again
 
         long = "x" * (MAX_ANSWER_CHARS + 1)
         second = store.save_turn("k" * 32, turn.conversation_id, "More?", long, course_id=1, unit_id=101,
                                  title="How?")
-        again = cached.conversation_payloads(turn.conversation_id, material)
+        again = cached.conversation_payloads(stored(), material)
         assert again is not payloads and list(again) == [turn.answer_id, second.answer_id]
         assert again[turn.answer_id] == payloads[turn.answer_id]
         assert isinstance(again[second.answer_id], InputError)
 
         # the same course loaded again (a new object, the same tables): nothing is built again
-        assert cached.conversation_payloads(turn.conversation_id, load_material(SAMPLE_COURSE)) is again
+        assert cached.conversation_payloads(stored(), load_material(SAMPLE_COURSE)) is again
     finally:
         st.cache_data.clear()
         st.cache_resource.clear()
