@@ -13,7 +13,7 @@ from playwright.sync_api import Error as PlaywrightError
 
 from citation_core.material import ocr
 from citation_core.material.uploads import Upload, add_upload
-from tests.e2e.harness import wait_idle
+from tests.e2e.harness import choose_file, wait_idle
 from tests.material_decks import build_decks
 
 pytestmark = pytest.mark.skipif(ocr.ocr_unavailable() is not None, reason=f"OCR: {ocr.ocr_unavailable()}")
@@ -76,10 +76,8 @@ def test_upload_with_progress_a_kept_form_and_an_identical_reupload(
     open_upload_form(page, url)
     assert page.get_by_text("50MB per file").count() == 3  # the hint is the configured limit
 
-    inputs = page.locator("input[type=file]")
-    inputs.nth(0).set_input_files(str(deck.path))
-    inputs.nth(2).set_input_files(str(faq))
-    page.locator("[data-testid=stFileChip]").nth(1).wait_for(timeout=30_000)
+    choose_file(page, 0, deck.path)
+    choose_file(page, 2, faq)
     progress = submit_and_watch(page)
     assert alert(page) == "faqs.yml: [0].id: expected an integer, got 'x'"
     assert page.get_by_text("Fix the FAQ file (faqs.yml) and choose it again, or remove it. "
@@ -96,8 +94,7 @@ def test_upload_with_progress_a_kept_form_and_an_identical_reupload(
     assert alert(page) == "Added “fraction bottom right images” (unit 9001, 18 pages, attachment version 1)."
     assert page.locator("[data-testid=stFileChip]").count() == 0  # a success clears the form
 
-    page.locator("input[type=file]").nth(0).set_input_files(str(deck.path))
-    page.locator("[data-testid=stFileChip]").first.wait_for(timeout=30_000)
+    choose_file(page, 0, deck.path)
     submit_and_watch(page)
     assert alert(page) == ("“fraction bottom right images” is unchanged: the deck is the same file as the stored "
                            "one, so its version stays (unit 9001, 18 pages, attachment version 1).")

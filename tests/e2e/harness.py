@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import socket
@@ -132,7 +133,13 @@ def choose_file(page: Any, index: int, path: Path, timeout: float = 30_000) -> N
     the file name and no spinner. (Waiting for the name anywhere on the page is not enough: the Library may
     already list a file of that name, and a form submitted before the upload ends has no file.)"""
     page.locator("input[type=file]").nth(index).set_input_files(str(path))
-    chip = page.locator("[data-testid=stFileChip]").filter(has_text=path.name).first
+    name = json.dumps(path.name)  # the chip shortens long names; its title attribute holds the whole one
+    wait_uploaded(page.locator("[data-testid=stFileChip]").filter(
+        has=page.locator(f"[data-testid=stFileChipName][title={name}]")).first, timeout)
+
+
+def wait_uploaded(chip: Any, timeout: float = 30_000) -> None:
+    """Until the file chip ``chip`` is shown and its upload has ended (no spinner)."""
     chip.wait_for(timeout=timeout)
     chip.locator("[data-testid=stFileChipIconSpinner]").wait_for(state="detached", timeout=timeout)
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import SAMPLE_COURSE
-from tests.e2e.harness import wait_idle
+from tests.e2e.harness import wait_idle, wait_uploaded
 
 DECK = (SAMPLE_COURSE / "decks" / "hash_tables.pdf").read_bytes()
 ADDED = "Added “{unit}” (unit {id}, 16 pages, attachment version 1)."
@@ -35,9 +35,13 @@ def upload(page: Any, name: str, data: bytes) -> tuple[str, str]:
     """Upload one deck through the form; the kind and text of the one alert the page shows."""
     page.locator("input[type=file]").first.set_input_files(
         files=[{"name": name, "mimeType": "application/pdf", "buffer": data}])
-    page.locator("[data-testid=stFileChip]").first.wait_for(timeout=30_000)
+    wait_uploaded(page.locator("[data-testid=stFileChip]").first)
     page.get_by_role("button", name="Add to library").click()
-    page.locator("[data-testid=stAlert], [data-testid=stException]").first.wait_for(timeout=60_000)
+    try:
+        page.locator("[data-testid=stAlert], [data-testid=stException]").first.wait_for(timeout=60_000)
+    except Exception as exc:  # say what the page showed instead, so a failure can be read from the log
+        shown = page.locator("[data-testid=stMain]").inner_text(timeout=5_000)
+        raise AssertionError(f"no alert for the upload {name!r}; the page shows:\n{shown}") from exc
     wait_idle(page)
     assert page.locator("[data-testid=stException]").count() == 0, page.locator(
         "[data-testid=stException]").first.inner_text()
