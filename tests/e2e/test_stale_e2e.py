@@ -60,7 +60,9 @@ def test_reupload_makes_stored_chips_stale_and_their_click_opens_the_unit(
 
     go_to_page(page, 9)
     stale.click()
-    page.get_by_text("This source changed since the answer was written").wait_for(timeout=15_000)
+    # the viewer's own notice (a toast repeats it for a while)
+    page.get_by_test_id("stAlertContentWarning").get_by_text(
+        "This source changed since the answer was written").wait_for(timeout=15_000)
     # the unit opens at its start, not at the stale position (the caption is drawn after the notice)
     page.wait_for_function("() => document.querySelector('[data-testid=viewer-caption]')"
                            "?.innerText.includes('(page 1 of 16)')", timeout=15_000)
