@@ -202,6 +202,17 @@ def test_formulas_stay_whole_and_no_title_page_filler() -> None:
         assert not any(line.rstrip().endswith(("=", "–", " as", " as.", "=.")) for line in text.splitlines())
 
 
+def test_pseudo_code_and_table_rows_are_not_quoted_as_sentences() -> None:
+    # pdfium's text once ran numbered pseudo-code lines (and a table's rows) together into one statement
+    # that the writer quoted as a bullet: "1 if p < r // at least two elements 2 q = ⌊(p + r) / 2⌋ // …"
+    for question in ("Why is merge sort O(n log n)?", "Where do the comparisons happen in merge sort?"):
+        answer = chat()(question, ViewPosition(101, page=5)).writer_answer
+        assert "//" not in answer and "MERGE-SORT(A, p, q)" not in answer, answer
+    assert "All comparisons happen in MERGE" in answer
+    answer = chat()("Which of these sorting algorithms are stable?", ViewPosition(101, page=16)).writer_answer
+    assert not any(line.count("Θ(") > 4 for line in answer.splitlines()), answer  # one row, not all of them
+
+
 def test_the_video_view_explains_what_the_lecturer_says_at_that_second() -> None:
     result = chat()("What is the lecturer explaining right now?", ViewPosition(101, second=180.0))
     assert "could not find" not in result.writer_answer

@@ -18,6 +18,7 @@ from fpdf import FPDF
 
 from citation_core.material.deck import _normalize, _parse, _title, load_deck
 from citation_core.material.models import Deck
+from citation_core.textutil import slide_units
 from tests.conftest import SAMPLE_COURSE
 from tests.material_decks import build_decks
 from tests.material_fixtures import (
@@ -246,3 +247,53 @@ def test_pdfium_text_joins_words_hyphenated_at_a_line_end() -> None:
     deck = load_deck(METROPOLIS, cache=False, read_images=False)
     assert "\ufffe" not in "".join(p.text for p in deck.pages)
     assert "consider using it" in deck.page(9).text
+
+
+# --- what pdfium's text keeps of the page's layout ----------------------------------------------
+
+
+def statements(path: Path, page_number: int) -> list[tuple[str, str]]:
+    """The statements a slide reads into (kind and text), as the writer and the citation stage see them."""
+    return [(u.kind, u.full()) for u in slide_units(load_deck(path, cache=False, read_images=False)
+                                                     .page(page_number).text).units]
+
+
+def test_pseudo_code_keeps_its_indent_and_comment_columns() -> None:
+    # pdfium keeps one space of a run: "1 if p < r // at least two elements" read as a sentence that the
+    # writer quoted; the runs stand as wide as on the page, so numbered lines read as code, as with pypdf
+    deck = SAMPLE_COURSE / "decks" / "merge_sort.pdf"
+    text = load_deck(deck, cache=False, read_images=False).page(5).text
+    assert "1  if p < r" in text and "r                      // at least two elements" in text
+    for page in (5, 6):
+        read = statements(deck, page)
+        pypdf = [(u.kind, u.full()) for u in slide_units(
+            load_deck(deck, text_engine="pypdf", cache=False, read_images=False).page(page).text).units]
+        assert read == pypdf
+    # the signature and five numbered lines, then the two bullets (the course footer, a line the deck
+    # repeats on every page, is left out where material becomes sources)
+    assert [kind for kind, _ in statements(deck, 5)] == ["code"] * 6 + ["bullet", "bullet"]
+
+
+def test_table_rows_stay_apart() -> None:
+    # the cells of a row are text objects far apart: the space pdfium puts between them is as wide as
+    # the gap, so each row is a statement of its own instead of all rows run together
+    read = statements(SAMPLE_COURSE / "decks" / "merge_sort.pdf", 16)
+    assert ("line", "Merge sort Θ(n log n) Θ(n log n) Θ(n log n) yes no") in read
+    assert ("line", "Quicksort Θ(n log n) Θ(n log n) Θ(n²) no yes") in read
+    read = statements(SAMPLE_COURSE / "decks" / "hash_tables.pdf", 12)
+    assert ("bullet", "Successful search: at most (1/α) · ln(1 / (1 − α)) expected probes") in read
+
+
+@pytest.mark.real
+def test_raised_characters_stay_on_their_line() -> None:
+    # pdfium breaks the line around a superscript: "O(n", "3", ") dgemm"
+    text = load_deck(TUT_PYTHON, cache=False, read_images=False).page(6).text
+    assert "A naive O(n3) dgemm (note: better algorithms exist!):" in text
+
+
+@pytest.mark.real
+def test_a_turned_page_keeps_its_lines() -> None:
+    # the ELTE slides are landscape pages turned by /Rotate 90: left and right are the page's up and down
+    text = load_deck(ELTE, cache=False, read_images=False).page(3).text
+    assert "Recall that in formal language theory a language L is\n" in text
+    assert "simply defined as a subset of Σ∗ for some alphabet Σ.\n" in text

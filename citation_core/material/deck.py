@@ -281,7 +281,7 @@ def _pdfium_texts(data: bytes, count: int) -> list[str | None] | None:
                 try:
                     textpage = page.get_textpage()
                     try:
-                        text = _normalize(textpage.get_text_range().replace("\ufffe", ""))
+                        text = _normalize(_spaced_text(textpage, page.get_rotation()).replace("\ufffe", ""))
                         texts.append(text if text and _in_stream_order(page, textpage) else None)
                     finally:
                         textpage.close()
@@ -292,6 +292,79 @@ def _pdfium_texts(data: bytes, count: int) -> list[str | None] | None:
             return None
         finally:
             document.close()
+
+
+SPACE_EM = 0.25  # the width of a space, in font sizes, where pdfium added one between two text objects
+
+
+def _spaced_text(textpage: Any, rotation: int = 0) -> str:
+    """The page's text as pdfium reads it, its spaces and line breaks where they stand on the page.
+
+    - pdfium keeps one space where the PDF has several (the columns of a table, the indent and the comment
+      of a pseudo-code line), so "1  if p < r        // at least two" would read as a sentence. A space is
+      repeated as often as its own width fits between it and the next character, as pypdf's text has it;
+      a space pdfium added between two text objects far apart (table cells) stands for the gap as well.
+    - pdfium breaks the line before and after a raised or lowered character ("O(n³)" as "O(n", "3", ")").
+      A break it added between two characters that share a line on the page (their boxes overlap in
+      height, the second to the right of the first) is taken out, leaving a space where they stand apart.
+
+    Left, right and height are as the page is shown (``rotation``, clockwise degrees).
+    """
+    calls = _pdfium_calls()
+    address = ctypes.cast(textpage.raw, ctypes.c_void_p).value
+    # pdfium marks a hyphen at a line break as 2 (its text API as U+FFFE)
+    chars = [chr(calls.unicode(address, index)).replace("\x02", "\ufffe")
+             for index in range(calls.char_count(address))]
+
+    def box(index: int) -> tuple[float, float, float, float]:
+        return _shown(textpage.get_charbox(index), rotation)
+
+    for index in range(1, len(chars) - 1):
+        if chars[index] == " " and chars[index + 1] not in " \r\n":
+            left, _, right, _ = box(index)
+            width = right - left
+            if width > 0:  # how many more spaces fit between this one and the next character
+                more = int((box(index + 1)[0] - right) / width + 0.3)
+                chars[index] = " " * (1 + max(0, more))
+            elif calls.generated(address, index):  # a space pdfium put between two text objects
+                width = SPACE_EM * calls.font_size(address, index - 1)
+                gap = box(index + 1)[0] - box(index - 1)[2]
+                if width > 0 and gap > 2 * width:  # the columns of a table
+                    chars[index] = " " * round(gap / width)
+        elif (chars[index] == "\r" and index + 2 < len(chars) and chars[index + 1] == "\n"
+              and calls.generated(address, index) and not chars[index - 1].isspace()
+              and not chars[index + 2].isspace()):
+            joiner = _same_line(box(index - 1), box(index + 2))
+            if joiner is not None:
+                chars[index], chars[index + 1] = joiner, ""
+    return "".join(chars)
+
+
+def _shown(box: tuple[float, float, float, float], rotation: int) -> tuple[float, float, float, float]:
+    """A character box (left, bottom, right, top) of the page's space as the page is shown, turned by
+    ``rotation`` degrees clockwise: the text runs to the right, the lines go down."""
+    left, bottom, right, top = box
+    if rotation == 90:
+        return bottom, -right, top, -left
+    if rotation == 180:
+        return -right, -top, -left, -bottom
+    if rotation == 270:
+        return -top, left, -bottom, right
+    return left, bottom, right, top
+
+
+def _same_line(before: tuple[float, ...], after: tuple[float, ...]) -> str | None:
+    """"" or " " when the character boxed ``after`` (left, bottom, right, top) continues the line of the one
+    boxed ``before`` (touching it, or a space apart); None when it starts another line."""
+    left_b, bottom_b, right_b, top_b = before
+    left_a, bottom_a, _, top_a = after
+    height = min(top_b - bottom_b, top_a - bottom_a)
+    if height <= 0 or min(top_b, top_a) - max(bottom_b, bottom_a) <= 0 or left_a < right_b - 0.2 * height:
+        return None
+    gap = left_a - right_b
+    if gap > 3 * height:  # a column further right, not the rest of this line
+        return None
+    return " " if gap > 0.2 * max(top_b - bottom_b, top_a - bottom_a) else ""
 
 
 def _in_stream_order(page: Any, textpage: Any) -> bool:
@@ -345,6 +418,9 @@ class _PdfiumCalls:
     kind: Callable[[int], int]
     char_count: Callable[[int | None], int]
     char_object: Callable[[int | None, int], int | None]
+    unicode: Callable[[int | None, int], int]
+    generated: Callable[[int | None, int], int]
+    font_size: Callable[[int | None, int], float]
     TEXT: int
     FORM: int
 
@@ -366,6 +442,9 @@ def _pdfium_calls() -> _PdfiumCalls:
         kind=plain(pdfium_c.FPDFPageObj_GetType, number, handle),
         char_count=plain(pdfium_c.FPDFText_CountChars, number, handle),
         char_object=plain(pdfium_c.FPDFText_GetTextObject, handle, handle, number),
+        unicode=plain(pdfium_c.FPDFText_GetUnicode, ctypes.c_uint, handle, number),
+        generated=plain(pdfium_c.FPDFText_IsGenerated, number, handle, number),
+        font_size=plain(pdfium_c.FPDFText_GetFontSize, ctypes.c_double, handle, number),
         TEXT=pdfium_c.FPDF_PAGEOBJ_TEXT,
         FORM=pdfium_c.FPDF_PAGEOBJ_FORM,
     )
