@@ -81,7 +81,8 @@ def merge_lecture_sources(view: tuple[LectureSource, ...], retrieved: list[Lectu
 
 
 class ChatPipeline:
-    """One chat turn: write the answer (or take a pasted one), then cite it (FAQ pass, then lecture pass)."""
+    """One chat turn: write the answer (or take a pasted one), then cite it (the FAQ and lecture passes, at
+    once or one after the other, as ``citation.pass_order`` sets)."""
 
     def __init__(self, config: LlmConfig, material: CourseMaterial, *, factory: ModelFactory = create_model,
                  keyword_strategy: KeywordStrategy | None = None, prompts: Prompts | None = None) -> None:

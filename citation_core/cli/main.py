@@ -270,7 +270,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config-dir", help="folder with llm_config.yml and application.yml (default: built-in)")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    c = sub.add_parser("cite", help="add citations to an answer from a sources file (FAQ pass, then lecture pass)")
+    c = sub.add_parser("cite", help="add citations to an answer from a sources file (FAQ and lecture "
+                                    "passes, as citation.pass_order sets)")
     c.add_argument("--sources", required=True, help="SOURCES.json")
     c.add_argument("--answer", required=True, help="ANSWER.md (or - for stdin)")
     c.add_argument("--lang", default=None, help="user language code, e.g. de")
