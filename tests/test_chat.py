@@ -234,6 +234,22 @@ def test_a_sentence_that_names_a_slide_is_cited_and_its_own_source_leads() -> No
     assert strip_markers(result.answer) == answer
 
 
+@pytest.mark.parametrize("lead", [PHRASES[lang]["says"].format(S=PHRASES[lang]["slide_t"].format(t="Cython"))
+                                  for lang in PHRASES])
+def test_a_line_that_announces_an_unnumbered_slide_is_not_cited(lead: str) -> None:
+    # a deck may title several slides alike; the lead line named the quoted slide by its title and was
+    # cited with another slide of that title (the one whose text said "next slide")
+    pages = [PageChunk("p6", 9001, 6, "Cython\n• The “context manager” with nogil: releases the GIL for the "
+                       "dynamic extent of the with block.\n• Almost always, np.array is a good choice."),
+             PageChunk("p10", 9001, 10, "Cython\n• Uses OpenMP (Open Multi-Processing): explanation on next slide."
+                       "\n• Needs compiler and linker options to enable OpenMP.")]
+    bullet = "- The “context manager” with nogil: releases the GIL for the dynamic extent of the with block."
+    result = cite(f"{lead}\n\n{bullet}", Sources(lecture=tuple(pages)))
+    assert "[cite:" not in result.answer.split("\n")[0]
+    assert [(m.entity_id, m.page) for m in parse(result.answer, "client")] == [("9001", "6")]
+    assert strip_markers(result.answer) == f"{lead}\n\n{bullet}"
+
+
 def test_keywords_are_labels_and_summaries_whole_sentences_in_a_real_answer() -> None:
     result = chat()("Wie löscht man einen Knoten mit zwei Kindern aus einem binären Suchbaum?",
                     ViewPosition(301, page=10), language="de")

@@ -25,6 +25,7 @@ from ..textutil import (
     GENERIC_TITLES,
     SELF_REFERENCE,
     conflate,
+    content_tokens,
     detect_language,
     is_code_line,
     keyword_key,
@@ -97,7 +98,7 @@ def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_score
         text = SLIDE_REFERENCE.sub(" ", sent.text)
         lang = detect_language(text, answer_lang)
         words = {conflate(t, postings, lang) for t in terms(text, lang)}
-        if len(words) < 2 or _lead_in(text, lang):
+        if len(words) < 2 or _lead_in(text):
             continue
         total = sum(idf.get(t, unseen) for t in words)
         hits: Counter[int] = Counter(i for t in words for i in postings.get(t, ()))
@@ -129,9 +130,18 @@ def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_score
 _QUOTED = re.compile(r"“[^”]*”|„[^“”]*[“”]|«[^»]*»|\"[^\"]*\"|「[^」]*」|‚[^‘]*‘")
 
 
-def _lead_in(text: str, lang: str) -> bool:
-    """A sentence that only announces a slide and its title ("Slide 8 (“The Master Theorem”) says:")."""
-    return text.rstrip().endswith((":", "：")) and len(terms(_QUOTED.sub(" ", text), lang)) < 2
+# The word for a slide, without a number: an unnumbered slide is announced by its title alone.
+_SLIDE_WORD = re.compile(
+    r"\b(?:slides?|folien?|pages?|seiten?|diapositivas?|diapositives?|dias?|slajd\w*|slayt\w*|слайд\w*)\b"
+    r"|スライド|幻灯片", re.I)
+
+
+def _lead_in(text: str) -> bool:
+    """A sentence that only announces a slide and its title ("Slide 8 (“The Master Theorem”) says:", "The
+    slide “Cython” says:"). Its few words are counted without the stop words of any language: the writer
+    announces in the answer's language what it quotes in the material's, so the sentence's own language
+    is easily misread."""
+    return text.rstrip().endswith((":", "：")) and len(content_tokens(_SLIDE_WORD.sub(" ", _QUOTED.sub(" ", text)))) < 2
 
 
 # --- keywords -------------------------------------------------------------------------------------------
