@@ -213,6 +213,17 @@ def test_pseudo_code_and_table_rows_are_not_quoted_as_sentences() -> None:
     assert not any(line.count("Θ(") > 4 for line in answer.splitlines()), answer  # one row, not all of them
 
 
+def test_the_open_slide_does_not_lead_when_it_only_shares_the_course_words() -> None:
+    # the paradigm slide lists "merge sort" among its examples; the answer is on the MERGE slide
+    result = chat()("Is merge sort stable?", ViewPosition(101, page=3))
+    assert result.writer_answer.startswith("Slide 4 (“Merging Two Sorted Subarrays”) says:"), result.writer_answer
+    assert "Examples: binary search" not in result.writer_answer
+    # a table row and an announcement of the lecturer share the words; the lower-bound slide answers
+    result = chat()("Why can't a comparison sort be faster than n log n?", ViewPosition(101, page=2))
+    assert result.writer_answer.startswith("Slide 11 (“Lower Bound for Comparison Sorting”) says:")
+    assert "Every comparison sort needs Ω(n log n) comparisons in the worst case" in result.writer_answer
+
+
 def test_the_video_view_explains_what_the_lecturer_says_at_that_second() -> None:
     result = chat()("What is the lecturer explaining right now?", ViewPosition(101, second=180.0))
     assert "could not find" not in result.writer_answer

@@ -45,3 +45,11 @@ def test_answers_about_the_open_slide_cite_it() -> None:
     r = report()
     missed = [(qid, answer[:160]) for qid, ok, answer in r.open_questions if not ok]
     assert r.open_slide() >= TARGETS["open_slide"], missed
+
+
+def test_questions_about_other_slides_are_answered_from_the_slides_that_answer_them() -> None:
+    r = report()
+    missed = [(a.case, a.gold, a.cited) for a in r.course_questions if not a.cited or a.cited[0] not in a.gold]
+    assert len(r.course_questions) >= 25
+    assert r.course_lead() >= TARGETS["course_lead"], missed
+    assert r.course_hit() >= TARGETS["course_hit"], missed

@@ -96,6 +96,9 @@ EXPLAIN_ONLY = re.compile(
 MAX_UNITS = 5
 FOCUS_WEIGHT = 2.0
 MAX_TARGETED = 3
+VIEW_MARGIN = 0.5  # the open slide answers when its best statement comes this close to the best elsewhere
+ROW_WEIGHT = 0.6  # a table row or figure label, against a bullet or sentence
+VIDEO_WEIGHT = 0.85  # what the lecturer says, against a slide (spoken sentences announce and repeat)
 
 
 @dataclass
@@ -222,6 +225,19 @@ class Scorer:
     def doc(self, d: Doc) -> float:
         return self.of(d.all_terms, d.title_terms)
 
+    def answers(self, d: Doc, own: bool = False) -> float:
+        """How well the best statement of ``d``, read with the slide's title, answers the question (with
+        ``own``, the question alone, not the turns before it). The question's terms spread over a slide's
+        title, a table row and an unrelated bullet do not answer it; a table row or figure label counts for
+        less than a bullet or sentence, and a spoken sentence for less than a slide (the lecturer also
+        announces: "We also ask whether any comparison sort can be faster")."""
+        scorer = self.units if own else self
+        best = 0.0
+        for i, found in enumerate(d.unit_terms):
+            row = bool(d.bullets) and not d.bullets[i] and not _formula(d.units[i])
+            best = max(best, scorer.of(found | d.title_terms, d.title_terms) * (ROW_WEIGHT if row else 1.0))
+        return best * (VIDEO_WEIGHT if d.kind == "video" else 1.0)
+
 
 def _targeted(d: Doc, scorer: Scorer) -> list[int]:
     """The statements of ``d`` that answer the question (best within 60 % of the best), in slide order."""
@@ -306,15 +322,21 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
     primary: Doc | None = None
     broad = False
     if view_doc is not None and view_doc.units:
+        # the open slide leads when the question is about it ("this slide"), or when one of its statements
+        # answers the question about as well as the best statement elsewhere: sharing the course's words
+        # ("merge sort" in a list of examples) is not enough
         rel = scorer.doc(view_doc)
-        best_other = max((scorer.doc(d) for d in docs if not d.source.get("filler")), default=0.0)
+        best_other = max((scorer.answers(d, own=True) for d in docs if not d.source.get("filler")), default=0.0)
         usable = not view.get("filler") or query.overview or query.deictic
-        if usable and (query.deictic or rel >= 0.25 or (rel >= 0.15 and rel >= 0.5 * best_other)):
+        answers_here = scorer.answers(view_doc, own=True) >= VIEW_MARGIN * best_other
+        if usable and (query.deictic or (rel >= 0.15 and answers_here)):
             primary, broad = view_doc, query.deictic and rel < 0.3
     if primary is None:
-        # a slide that has what the question is about comes before one that only shares its context
+        # a slide that has what the question is about comes before one that only shares its context; then
+        # the one with the statement that answers it best
         ranked = sorted((d for d in docs if d.units and not d.source.get("filler")),
-                        key=lambda d: (query.focus is not None and query.focus not in d.all_terms, -scorer.doc(d)))
+                        key=lambda d: (query.focus is not None and query.focus not in d.all_terms, -scorer.answers(d),
+                                       -scorer.doc(d)))
         if ranked and scorer.doc(ranked[0]) >= 0.3:
             primary = ranked[0]
 
