@@ -2,7 +2,8 @@
 
 Texts and queries are stemmed per language (``textutil.stem_list``: Snowball stems, stop words
 removed, formula words kept), so "löscht" finds "Löschen" and "merging" finds "merge". A query may
-bring ``context`` (the recent turns of the conversation): its terms count half.
+bring ``context`` (the recent turns of the conversation): its scores, scaled to the best score of the
+query itself, count half.
 """
 
 from __future__ import annotations
@@ -57,6 +58,10 @@ class _Bm25:
             return []
         total = np.zeros(self._size) if scores is None else scores
         if extra is not None:
+            if scores is not None and scores.max() > 0 and extra.max() > 0:
+                # the turns before are many words, the question a few: scaled to the question's best score,
+                # they reorder what the question finds instead of outweighing it
+                extra = extra * (scores.max() / extra.max())
             total = total + CONTEXT_WEIGHT * extra
         out: list[tuple[int, float]] = []
         for idx in np.argsort(-total, kind="stable"):

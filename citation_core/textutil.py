@@ -318,7 +318,8 @@ def conflate(term: str, vocabulary: Iterable[str] | set[str], lang: str) -> str:
 
 # Words of a question that say how to answer, not what about ("explain this slide", "erkläre die Folie").
 QUESTION_WORDS = frozenset("""slide slides page pages explain explains explaining explained lecture lecturer video
-    talk talking say saying says mean means meaning tell show shown describe work works does
+    talk talking say saying says mean means meaning tell show shown describe work works does happen happens
+    passiert geschieht passe sucede succede acontece gebeurt dzieje происходит
     folie folien seite seiten erkläre erklären erklärt erklärung vorlesung bedeutet bedeutung sagt zeigt
     funktioniert diapositive diapositiva expliquer explique explica spiega explicar uitleg wyjaśnij açıkla
     объясни слайд why how what which when where who warum wieso weshalb wie was wann wo welche welcher welches

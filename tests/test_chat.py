@@ -224,6 +224,25 @@ def test_the_open_slide_does_not_lead_when_it_only_shares_the_course_words() -> 
     assert "Every comparison sort needs Ω(n log n) comparisons in the worst case" in result.writer_answer
 
 
+def test_six_questions_in_a_row_each_find_their_own_slides() -> None:
+    # a conversation at the MERGE slide: the turns before add context to retrieval, they must not drown
+    # the question (the master theorem question was answered from the MERGE slide, "How deep is the
+    # recursion tree?" not at all)
+    questions = ["How does the merge procedure combine two sorted halves?", "What does the master theorem say?",
+                 "Why is merge sort in Theta of n log n?", "What happens in the divide step?",
+                 "How deep is the recursion tree?", "What is the base case of merge sort?"]
+    history: list[tuple[str, str]] = []
+    leads: list[str] = []
+    for question in questions:
+        result = chat()(question, ViewPosition(101, page=6), history=history)
+        history.append((question, strip_markers(result.answer)))
+        leads.append(result.writer_answer.split("\n")[0])
+    assert leads[1] == "Slide 8 (“The Master Theorem”) says:"
+    assert leads[4] == "Slide 7 (“Solving the Recurrence with a Recursion Tree”) says:"
+    assert leads[5] == "Slide 2 (“Merge Sort: The Idea”) says:"
+    assert not any("could not find" in lead for lead in leads), leads
+
+
 def test_the_video_view_explains_what_the_lecturer_says_at_that_second() -> None:
     result = chat()("What is the lecturer explaining right now?", ViewPosition(101, second=180.0))
     assert "could not find" not in result.writer_answer

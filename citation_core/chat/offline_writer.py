@@ -171,6 +171,11 @@ class Query:
                 self.weights[t] = max(self.weights.get(t, 0.0), 0.2)
         self.lang = qlang
         self.own = terms(question, qlang) - noise
+        # an ordinal word and its digit are one term ("the second case" is "Case 2"), else a sentence that
+        # says "Second, …" would match twice
+        for word, digit in ORDINALS.get(qlang, {}).items():
+            if digit in self.own:
+                self.own -= set(stem_list(word, qlang)) - {digit}
         for t in self.own:
             self.weights[t] = 1.0
         # the first word that carries content is what the question is about ("Wie *löscht* man einen
@@ -335,9 +340,9 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
         # a slide that has what the question is about comes before one that only shares its context; then
         # the one with the statement that answers it best
         ranked = sorted((d for d in docs if d.units and not d.source.get("filler")),
-                        key=lambda d: (query.focus is not None and query.focus not in d.all_terms, -scorer.answers(d),
-                                       -scorer.doc(d)))
-        if ranked and scorer.doc(ranked[0]) >= 0.3:
+                        key=lambda d: (query.focus is not None and query.focus not in d.all_terms,
+                                       -scorer.answers(d, own=True), -scorer.answers(d), -scorer.doc(d)))
+        if ranked and max(scorer.doc(ranked[0]), scorer.units.doc(ranked[0])) >= 0.3:
             primary = ranked[0]
 
     parts: list[str] = []
