@@ -251,6 +251,14 @@ def test_the_video_view_explains_what_the_lecturer_says_at_that_second() -> None
     assert any(s is not None and e is not None and s <= 180 < e for s, e in spans)
 
 
+def test_the_video_being_watched_answers_before_the_slides_when_it_says_it() -> None:
+    # spoken sentences count for less than a slide when ranking the material, not the video that is open
+    result = chat()("What does the recursion tree show about the cost?", ViewPosition(101, second=190.0))
+    assert result.writer_answer.startswith("In the video at 3:00"), result.writer_answer
+    assert "we replace theta of n by c times n and draw the recursion tree" in result.writer_answer
+    assert any(c.ref.start is not None and c.ref.start <= 190 for c in result.citations)
+
+
 def test_a_sentence_that_names_a_slide_is_cited_and_its_own_source_leads() -> None:
     pages = [PageChunk(f"p{i}", 5, i, text, display_page_number=str(i)) for i, text in (
         (17, "Tables\nTable 1: Largest cities in the world (source: Wikipedia)\nCity Population\n17"),

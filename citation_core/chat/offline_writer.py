@@ -230,18 +230,19 @@ class Scorer:
     def doc(self, d: Doc) -> float:
         return self.of(d.all_terms, d.title_terms)
 
-    def answers(self, d: Doc, own: bool = False) -> float:
+    def answers(self, d: Doc, own: bool = False, open_now: bool = False) -> float:
         """How well the best statement of ``d``, read with the slide's title, answers the question (with
         ``own``, the question alone, not the turns before it). The question's terms spread over a slide's
         title, a table row and an unrelated bullet do not answer it; a table row or figure label counts for
         less than a bullet or sentence, and a spoken sentence for less than a slide (the lecturer also
-        announces: "We also ask whether any comparison sort can be faster")."""
+        announces: "We also ask whether any comparison sort can be faster"), unless the student is watching
+        it (``open_now``)."""
         scorer = self.units if own else self
         best = 0.0
         for i, found in enumerate(d.unit_terms):
             row = bool(d.bullets) and not d.bullets[i] and not _formula(d.units[i])
             best = max(best, scorer.of(found | d.title_terms, d.title_terms) * (ROW_WEIGHT if row else 1.0))
-        return best * (VIDEO_WEIGHT if d.kind == "video" else 1.0)
+        return best * (VIDEO_WEIGHT if d.kind == "video" and not open_now else 1.0)
 
 
 def _targeted(d: Doc, scorer: Scorer) -> list[int]:
@@ -333,7 +334,7 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
         rel = scorer.doc(view_doc)
         best_other = max((scorer.answers(d, own=True) for d in docs if not d.source.get("filler")), default=0.0)
         usable = not view.get("filler") or query.overview or query.deictic
-        answers_here = scorer.answers(view_doc, own=True) >= VIEW_MARGIN * best_other
+        answers_here = scorer.answers(view_doc, own=True, open_now=True) >= VIEW_MARGIN * best_other
         if usable and (query.deictic or (rel >= 0.15 and answers_here)):
             primary, broad = view_doc, query.deictic and rel < 0.3
     if primary is None:

@@ -123,7 +123,8 @@ def test_a_slide_chip_lights_up_its_evidence_lines_on_a_real_beamer_deck(app: Ap
 
 def test_a_video_chip_lights_up_the_cited_cues_and_the_panel_follows_playback(app: App, new_page: Any) -> None:
     page, errors = new_page(1400, 1000)
-    page.goto(f"{app.url}/?course=1&unit=101&view=video&second=80")
+    # at 3:10 the lecturer draws the recursion tree: the answer quotes what is said there
+    page.goto(f"{app.url}/?course=1&unit=101&view=video&second=190")
     page.get_by_text("Ask about what you see").wait_for(timeout=60_000)
     wait_idle(page)
     question = "What does the recursion tree show about the cost?"

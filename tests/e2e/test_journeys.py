@@ -261,7 +261,8 @@ def test_after_six_questions_a_chip_click_shows_the_cited_slide_in_sight(app: Ap
     for question in QUESTIONS:
         ask(page, question)
     go_to_page(page, 1)
-    chip = last_answer(page).locator("button.cite-chip--slide").first
+    # the lowest slide chip of the conversation (an answer may lead with an FAQ chip that groups the rest)
+    chip = page.locator("[data-testid=stChatMessage] button.cite-chip--slide").last
     chip.scroll_into_view_if_needed()
     cited = (chip.get_attribute("aria-label") or "").split(", ")[1]  # "slide 4"
     chip.click()
