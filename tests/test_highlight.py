@@ -92,3 +92,22 @@ def test_a_two_line_bullet_gives_two_boxes_and_unknown_text_none() -> None:
     boxes = evidence_boxes(pdf, page.page_number, "\n".join(lines[i : i + 2]))
     assert len(boxes) == 2 and boxes[0].top < boxes[1].top
     assert evidence_boxes(pdf, page.page_number, "Quantum chromodynamics of gluons") == []
+
+
+@pytest.mark.real
+@pytest.mark.parametrize(("name", "page", "part"), [
+    ("en_tut_python_lec8.pdf", 6, "A naive O(n3) dgemm"),  # a superscript
+    ("en_elte_nlp_4-ngram_lm.pdf", 6, "P(w) = P(w1)"),  # subscripts, on a page turned by /Rotate
+])
+def test_a_line_with_a_raised_or_lowered_character_is_lit(name: str, page: int, part: str) -> None:
+    # the deck text keeps "O(n3)" on its line, where pdfium's own text breaks it out ("O(n", "3", ")"):
+    # the line is found by its letters when its words differ
+    pdf = REAL_DIR / "decks" / name
+    if not pdf.is_file():
+        pytest.skip(f"needs the real decks in {REAL_DIR}")
+    line = next(ln for ln in load_deck(pdf, cache=False, read_images=False).page(page).text.splitlines()
+                if part in ln)
+    boxes = evidence_boxes(pdf, page, line)
+    assert boxes, line
+    inside = "".join(WORD.findall(" ".join(text_in(pdf, page, b) for b in boxes))).casefold()
+    assert "".join(WORD.findall(line)).casefold() in inside

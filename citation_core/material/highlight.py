@@ -48,6 +48,42 @@ def _find_run(page_words: list[tuple[str, int, int]], wanted: list[str], start_a
     return None
 
 
+MIN_LETTERS = 8  # a line matched letter by letter (see ``_Letters``) needs at least this many
+
+
+class _Letters:
+    """The letters and digits of pdfium's page text, case-folded, each with its index in that text.
+
+    The deck text keeps a raised or lowered character on its line ("O(n3)") where pdfium's own text breaks
+    it out ("O(n", "3", ")"): as words they differ, as letters they are the same. A line that is not found
+    as a run of words is looked for as a run of letters.
+    """
+
+    def __init__(self, text: str) -> None:
+        letters: list[str] = []
+        self.index: list[int] = []
+        for i, char in enumerate(text):
+            if char.isalnum():
+                for folded in char.casefold():
+                    letters.append(folded)
+                    self.index.append(i)
+        self.text = "".join(letters)
+
+    def find(self, line: str, start_at: int) -> tuple[int, int] | None:
+        """Character range (into pdfium's text) of ``line``'s letters, searching from that text's index
+        ``start_at``, then from the start."""
+        wanted = "".join(c.casefold() for c in line if c.isalnum())
+        if len(wanted) < MIN_LETTERS:
+            return None
+        begin = next((k for k, i in enumerate(self.index) if i >= start_at), len(self.index))
+        at = self.text.find(wanted, begin)
+        if at < 0:
+            at = self.text.find(wanted)
+        if at < 0:
+            return None
+        return self.index[at], self.index[at + len(wanted) - 1] + 1
+
+
 class _Display:
     """Page space (PDF units, y up, maybe rotated) to fractions of the displayed page (origin top left)."""
 
@@ -109,18 +145,25 @@ def _evidence_boxes(pdf: Path, page_number: int, evidence: str) -> list[Box]:
         page = document[page_number - 1]
         display = _Display(page)
         textpage = page.get_textpage()
-        page_words = _words(textpage.get_text_range())
+        text = textpage.get_text_range()
+        page_words = _words(text)
+        letters: _Letters | None = None
         boxes: list[Box] = []
-        cursor = 0
+        cursor = 0  # the word after the last line found
         for line in evidence.splitlines():
             wanted = [w for w, _, _ in _words(line)]
             if len(wanted) < MIN_WORDS:
                 continue
             run = _find_run(page_words, wanted, cursor) or _find_run(page_words, wanted, 0)
-            if run is None:
+            if run is not None:
+                cursor = run[1]
+                boxes += _line_boxes(textpage, page_words[run[0]][1], page_words[run[1] - 1][2], display)
                 continue
-            cursor = run[1]
-            boxes += _line_boxes(textpage, page_words[run[0]][1], page_words[run[1] - 1][2], display)
+            letters = letters or _Letters(text)
+            found = letters.find(line, page_words[cursor - 1][2] if cursor else 0)
+            if found is not None:
+                cursor = next((k for k, w in enumerate(page_words) if w[1] >= found[1]), len(page_words))
+                boxes += _line_boxes(textpage, found[0], found[1], display)
         return boxes
     finally:
         document.close()
