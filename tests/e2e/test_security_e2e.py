@@ -209,12 +209,15 @@ def assert_nothing_ran(page: Any, dialogs: list[str], errors: list[str], where: 
 
 def literal(page: Any, text: str, within: Any = None) -> None:
     """``text`` is on the page as visible characters (not as an element)."""
-    (within or page).get_by_text(text, exact=False).filter(visible=True).first.wait_for(timeout=10_000)
+    (within or page).get_by_text(text, exact=False).filter(visible=True).first.wait_for(timeout=20_000)
 
 
-def visible_tip(page: Any, text: str) -> Any:
-    """The chip tooltip on screen that contains ``text`` (every chip has one, hidden until hovered)."""
-    tip = page.locator(".cite-tip").filter(visible=True, has_text=text).first
+def hovered_tip(page: Any, chip: Any) -> Any:
+    """Hover ``chip`` from outside the answer and return its own tooltip card once it shows (a card of
+    another chip that was under the pointer may still be fading out)."""
+    page.mouse.move(0, 0)
+    chip.hover()
+    tip = chip.locator("xpath=following-sibling::*[contains(@class, 'cite-tip')]")
     tip.wait_for(state="visible", timeout=5_000)
     return tip
 
@@ -252,19 +255,21 @@ def test_hostile_material_and_model_output_stay_text(hostile_app: tuple[str, Loc
     assert chips.count() >= 2, "expected a slide chip and an FAQ chip"
     assert answer.locator("button.cite-chip--faq").count() >= 1
     assert IMG_8 in chips.first.inner_text()  # the keyword is the chip label, as text
-    answer.locator("button.cite-chip--slide").first.hover()
-    tip = visible_tip(page, "__xss=8")
-    assert "onerror" in tip.inner_text() and UNIT_SCRIPT_11 in tip.inner_text()
-    page.mouse.move(0, 0)
-    answer.locator("button.cite-chip--faq").first.hover()
-    visible_tip(page, "__xss=12")
+    tip = hovered_tip(page, answer.locator("button.cite-chip--slide").first)
+    assert "__xss=8" in tip.inner_text() and "onerror" in tip.inner_text() and UNIT_SCRIPT_11 in tip.inner_text()
+    tip = hovered_tip(page, answer.locator("button.cite-chip--faq").first)
+    assert "__xss=12" in tip.inner_text()
     page.mouse.move(0, 0)
     assert_nothing_ran(page, dialogs, errors, "written answer")
 
     # the Trace tab (prompts, raw placement output, model calls) and the Raw answer tab
     page.get_by_test_id("stButtonGroup").get_by_text("Trace", exact=True).click()
     wait_idle(page)
-    for header in page.locator("[data-testid=stExpander] summary").filter(has_text="pass").all():
+    # the pass expanders of the Trace view (not of the view before it, should the rerun start late)
+    headers = page.locator("[data-testid=stExpander] summary").filter(has_text="pass")
+    headers.first.wait_for(timeout=30_000)
+    wait_idle(page)
+    for header in headers.all():
         header.click()
     wait_idle(page)
     literal(page, "window.__xss=1")  # the slide text in a prompt
@@ -282,8 +287,7 @@ def test_hostile_material_and_model_output_stay_text(hostile_app: tuple[str, Loc
     literal(page, SCRIPT_5, answer)
     literal(page, "javascript:window.__xss=7", answer)
     assert answer.locator("button.cite-chip").count() >= 1
-    answer.locator("button.cite-chip").first.hover()
-    visible_tip(page, "__xss=8")
+    assert "__xss=8" in hovered_tip(page, answer.locator("button.cite-chip").first).inner_text()
     page.mouse.move(0, 0)
     # the History expander lists the conversation titles (the question) as buttons
     page.get_by_text(re.compile(r"History \(\d+ conversations?\)")).click()
