@@ -41,9 +41,8 @@ from ..textutil import (
 from .base import LlmRequest, LlmResponse, Usage, estimate_tokens
 
 # A sentence names a slide ("Slide 7", "Folie 7", "page 3"): those words say where, not what.
-SLIDE_REFERENCE = re.compile(
-    r"\b(?:slides?|folien?|pages?|seiten?|diapositivas?|diapositives?|dias?|slajd\w*|slayt\w*|слайд\w*)"
-    r"\s*\d+\b|スライド\s*\d+|第\s*\d+\s*张幻灯片", re.I)
+_SLIDE_WORDS = r"(?:slides?|folien?|pages?|seiten?|diapositivas?|diapositives?|dias?|slajd\w*|slayt\w*|слайд\w*)"
+SLIDE_REFERENCE = re.compile(rf"\b{_SLIDE_WORDS}\s*\d+\b|スライド\s*\d+|第\s*\d+\s*张幻灯片", re.I)
 MAX_IDS_PER_SENTENCE = 3
 MIN_SCORE = 0.5  # a source must explain this much (mean of sentence share and smaller-side share)
 MIN_SCORE_FAQ = 0.7  # FAQs are few and general: a pass over FAQs only asks for more
@@ -131,9 +130,7 @@ _QUOTED = re.compile(r"“[^”]*”|„[^“”]*[“”]|«[^»]*»|\"[^\"]*\"
 
 
 # The word for a slide, without a number: an unnumbered slide is announced by its title alone.
-_SLIDE_WORD = re.compile(
-    r"\b(?:slides?|folien?|pages?|seiten?|diapositivas?|diapositives?|dias?|slajd\w*|slayt\w*|слайд\w*)\b"
-    r"|スライド|幻灯片", re.I)
+_SLIDE_WORD = re.compile(rf"\b{_SLIDE_WORDS}\b|スライド|幻灯片", re.I)
 
 
 def _lead_in(text: str) -> bool:

@@ -9,6 +9,7 @@ image of any size.
 
 from __future__ import annotations
 
+import bisect
 import io
 import re
 from collections.abc import Sequence
@@ -75,8 +76,7 @@ class _Letters:
         wanted = "".join(c.casefold() for c in line if c.isalnum())
         if len(wanted) < MIN_LETTERS:
             return None
-        begin = next((k for k, i in enumerate(self.index) if i >= start_at), len(self.index))
-        at = self.text.find(wanted, begin)
+        at = self.text.find(wanted, bisect.bisect_left(self.index, start_at))
         if at < 0:
             at = self.text.find(wanted)
         if at < 0:
