@@ -34,7 +34,7 @@ from ..errors import MaterialError
 from . import deck_cache, ocr
 from .deck_cache import ParsedDeck, TextEngine
 from .models import Deck, DeckPage, DisplaySource
-from .pdfium import PDFIUM_LOCK
+from .pdfium import PDFIUM_LOCK, shown_box
 
 __all__ = ["Progress", "load_deck", "needs_reading", "render_page_png"]
 
@@ -308,7 +308,7 @@ def _spaced_text(textpage: Any, rotation: int = 0) -> str:
       A break it added between two characters that share a line on the page (their boxes overlap in
       height, the second to the right of the first) is taken out, leaving a space where they stand apart.
 
-    Left, right and height are as the page is shown (``rotation``, clockwise degrees).
+    Left, right and height are as the page is shown (``rotation``, clockwise degrees; ``pdfium.shown_box``).
     """
     calls = _pdfium_calls()
     address = ctypes.cast(textpage.raw, ctypes.c_void_p).value
@@ -317,7 +317,7 @@ def _spaced_text(textpage: Any, rotation: int = 0) -> str:
              for index in range(calls.char_count(address))]
 
     def box(index: int) -> tuple[float, float, float, float]:
-        return _shown(textpage.get_charbox(index), rotation)
+        return shown_box(textpage.get_charbox(index), rotation)
 
     for index in range(1, len(chars) - 1):
         if chars[index] == " " and chars[index + 1] not in " \r\n":
@@ -338,19 +338,6 @@ def _spaced_text(textpage: Any, rotation: int = 0) -> str:
             if joiner is not None:
                 chars[index], chars[index + 1] = joiner, ""
     return "".join(chars)
-
-
-def _shown(box: tuple[float, float, float, float], rotation: int) -> tuple[float, float, float, float]:
-    """A character box (left, bottom, right, top) of the page's space as the page is shown, turned by
-    ``rotation`` degrees clockwise: the text runs to the right, the lines go down."""
-    left, bottom, right, top = box
-    if rotation == 90:
-        return bottom, -right, top, -left
-    if rotation == 180:
-        return -right, -top, -left, -bottom
-    if rotation == 270:
-        return -top, left, -bottom, right
-    return left, bottom, right, top
 
 
 def _same_line(before: tuple[float, ...], after: tuple[float, ...]) -> str | None:

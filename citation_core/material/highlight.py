@@ -19,7 +19,7 @@ from typing import Any
 
 from ..errors import MaterialError
 from .models import Cue
-from .pdfium import PDFIUM_LOCK
+from .pdfium import PDFIUM_LOCK, shown_box
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 MIN_WORDS = 1
@@ -88,22 +88,14 @@ class _Display:
     """Page space (PDF units, y up, maybe rotated) to fractions of the displayed page (origin top left)."""
 
     def __init__(self, page: Any) -> None:
-        self.x0, self.y0, self.x1, self.y1 = page.get_cropbox()
-        self.rotation = page.get_rotation() % 360
-
-    def point(self, x: float, y: float) -> tuple[float, float]:
-        w, h = self.x1 - self.x0, self.y1 - self.y0
-        if self.rotation == 90:
-            return (y - self.y0) / h, (x - self.x0) / w
-        if self.rotation == 180:
-            return (self.x1 - x) / w, (y - self.y0) / h
-        if self.rotation == 270:
-            return (self.y1 - y) / h, (self.x1 - x) / w
-        return (x - self.x0) / w, (self.y1 - y) / h
+        self.rotation = page.get_rotation()
+        self.left, self.bottom, self.right, self.top = shown_box(page.get_cropbox(), self.rotation)
 
     def rect(self, left: float, bottom: float, right: float, top: float) -> tuple[float, float, float, float]:
-        (ax, ay), (bx, by) = self.point(left, bottom), self.point(right, top)
-        return min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)
+        shown_left, shown_bottom, shown_right, shown_top = shown_box((left, bottom, right, top), self.rotation)
+        w, h = self.right - self.left, self.top - self.bottom
+        return ((shown_left - self.left) / w, (self.top - shown_top) / h,
+                (shown_right - self.left) / w, (self.top - shown_bottom) / h)
 
 
 def _line_boxes(textpage: Any, first: int, last: int, display: _Display) -> list[Box]:
