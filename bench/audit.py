@@ -22,7 +22,7 @@ import sys
 from dataclasses import dataclass
 
 from citation_core.pipeline.evidence import find_evidence, judge_support, term_weights
-from citation_core.textutil import stems
+from citation_core.text import stems
 
 from .quality import load_eval, material_of, pool, source_key, unit_id
 
@@ -50,10 +50,10 @@ class Counts:
         return self.wrong_flagged / wrong if wrong else 0.0
 
 
-def evaluate(seed: int = 11) -> Counts:
+def evaluate(seed: int = 11, split: str = "dev") -> Counts:
     rng = random.Random(seed)
     counts = Counts()
-    for case in load_eval("placement.yml"):
+    for case in load_eval("placement", split):
         material = material_of(case.get("material", "sample"))
         if material is None:
             counts.skipped += len(case["sentences"])

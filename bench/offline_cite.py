@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 
 from citation_core.contract import insert_at
 from citation_core.llm.offline import place_citations
-from citation_core.textutil import sentences, stems
+from citation_core.text import sentences, stems
 
 
 def place_citations_before(answer: str, sources: Sequence[Mapping[str, str]], min_coverage: float = 0.5) -> str:

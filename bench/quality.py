@@ -7,7 +7,7 @@ when a target is missed. It measures, offline and deterministically:
   name one of the sentence's gold sources;
 * placement recall: of the sentences that have gold sources, the share that got at least one of them;
 * lead chip: of the cited sentences, the share whose first citation is a gold source;
-* keyword and summary rule violations (``textutil.keyword_problems`` / ``summary_problems``) over every
+* keyword and summary rule violations (``text.keyword_problems`` / ``summary_problems``) over every
   citation the evaluation produced;
 * open-slide citing: of the questions asked about the open slide (or the open second of a video), the
   share whose written answer cites that slide (or the segment playing then, or the slide it shows);
@@ -42,7 +42,7 @@ from citation_core.material.library import CourseMaterial, load_material
 from citation_core.material.timeline import page_at
 from citation_core.pipeline import Citation, CitationPipeline
 from citation_core.sources import FaqSource, LectureSource, PageChunk, Sources, TranscriptSegment
-from citation_core.textutil import keyword_problems, summary_problems
+from citation_core.text import keyword_problems, summary_problems
 
 ROOT = Path(__file__).resolve().parents[1]
 EVAL_DIR = ROOT / "tests" / "eval"
@@ -297,16 +297,31 @@ def run_course_questions(report: Report, questions: Sequence[dict[str, Any]]) ->
         check_enrichment(report, result.citations, q["id"])
 
 
-def load_eval(name: str) -> list[dict[str, Any]]:
-    data = yaml.safe_load((EVAL_DIR / name).read_text(encoding="utf-8"))
-    return list(data)
+SPLITS = ("dev", "test")
 
 
-def evaluate() -> Report:
+def eval_files(kind: str, split: str) -> list[Path]:
+    """The files of one kind (placement, open_view, course_questions) in one split ("dev", "test" or "all")."""
+    if split not in (*SPLITS, "all"):
+        raise ValueError(f"split must be dev, test or all, not {split!r}")
+    splits = SPLITS if split == "all" else (split,)
+    return [f for s in splits for f in sorted((EVAL_DIR / s).glob(f"{kind}*.yml"))]
+
+
+def load_eval(kind: str, split: str = "dev") -> list[dict[str, Any]]:
+    """Every case of ``kind`` in ``split``: dev is what the offline heuristics were tuned on, test is not."""
+    out: list[dict[str, Any]] = []
+    for path in eval_files(kind, split):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        out.extend(data or [])
+    return out
+
+
+def evaluate(split: str = "dev") -> Report:
     report = Report()
-    run_placement(report, load_eval("placement.yml"))
-    run_open_view(report, load_eval("open_view.yml"))
-    run_course_questions(report, load_eval("course_questions.yml"))
+    run_placement(report, load_eval("placement", split))
+    run_open_view(report, load_eval("open_view", split))
+    run_course_questions(report, load_eval("course_questions", split))
     return report
 
 

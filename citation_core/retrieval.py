@@ -1,6 +1,6 @@
 """Lexical retrieval (BM25 via bm25s) over lecture sources and over FAQs (DESIGN 5).
 
-Texts and queries are stemmed per language (``textutil.stem_list``: Snowball stems, stop words
+Texts and queries are stemmed per language (``text.stem_list``: Snowball stems, stop words
 removed, formula words kept), so "löscht" finds "Löschen" and "merging" finds "merge". A query may
 bring ``context`` (the recent turns of the conversation): its scores, scaled to the best score of the
 query itself, count half.
@@ -15,7 +15,7 @@ import bm25s
 import numpy as np
 
 from .sources import FaqSource, LectureSource, PageChunk
-from .textutil import conflate, detect_language, math_terms, question_noise, stem_list
+from .text import conflate, detect_language, math_terms, question_noise, stem_list
 
 CONTEXT_WEIGHT = 0.5
 

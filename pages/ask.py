@@ -26,7 +26,7 @@ from citation_core.material.highlight import evidence_cues
 from citation_core.material.library import CourseMaterial
 from citation_core.pipeline.languages import LANGUAGES
 from citation_core.pipeline.trace import ProgressEvent
-from citation_core.textutil import clock
+from citation_core.text import clock
 from studio import cached
 from studio import view_state as vs
 from studio.audit_table import audit_table

@@ -13,7 +13,7 @@ from typing import Any
 
 from citation_core.lms.evidence_view import elide
 from citation_core.material.library import CourseMaterial
-from citation_core.textutil import clock
+from citation_core.text import clock
 
 VERDICT_LABEL = {"supported": "Supported", "partial": "Partial", "unsupported": "Unsupported"}
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from citation_core.material.models import Cue
-from citation_core.textutil import clock
+from citation_core.text import clock
 
 HERE = Path(__file__).parent / "components"
 

@@ -25,7 +25,7 @@ from citation_core.pipeline import Trace
 from citation_core.pipeline.languages import choose_language
 from citation_core.sources import FaqSource, PageChunk, Sources
 from citation_core.testing.server import LocalChatServer, Reply
-from citation_core.textutil import keyword_problems, summary_problems
+from citation_core.text import keyword_problems, summary_problems
 
 from .fakes import FakeFactory, config
 

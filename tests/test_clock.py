@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from citation_core.textutil import clock
+from citation_core.text import clock
 
 VECTORS = json.loads((Path(__file__).parent / "clock_vectors.json").read_text(encoding="utf-8"))
 

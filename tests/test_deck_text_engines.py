@@ -18,7 +18,7 @@ from fpdf import FPDF
 
 from citation_core.material.deck import _normalize, _parse, _title, load_deck
 from citation_core.material.models import Deck
-from citation_core.textutil import slide_units
+from citation_core.text import slide_units
 from tests.conftest import SAMPLE_COURSE
 from tests.material_decks import build_decks
 from tests.material_fixtures import (

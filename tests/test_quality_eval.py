@@ -20,7 +20,7 @@ def report() -> Report:
 
 
 def test_the_evaluation_set_is_large_paraphrased_and_bilingual() -> None:
-    cases = yaml.safe_load((EVAL_DIR / "placement.yml").read_text(encoding="utf-8"))
+    cases = yaml.safe_load((EVAL_DIR / "dev" / "placement.yml").read_text(encoding="utf-8"))
     sents = [s for c in cases for s in c["sentences"]]
     assert len(sents) >= 100
     assert sum(s["style"] == "paraphrase" for s in sents) * 3 >= len(sents)

@@ -6,7 +6,7 @@ import pytest
 
 from citation_core.llm.offline import pick_keyword, pick_keywords, summarize
 from citation_core.pipeline.enrich import clean_keyword, clean_summary
-from citation_core.textutil import (
+from citation_core.text import (
     LANGUAGES,
     conflate,
     detect_language,
@@ -185,7 +185,7 @@ def test_model_keywords_and_summaries_are_cleaned() -> None:
 
 def test_kept_stems_and_sentences_cannot_be_changed_through_what_a_caller_gets() -> None:
     """Stems and sentences of a text are kept for the next caller; what each caller gets is its own copy."""
-    from citation_core.textutil import stem_list
+    from citation_core.text import stem_list
 
     text = "Merge sort splits the array. Both halves are sorted recursively."
     first = stems(text)

@@ -19,7 +19,7 @@ from ..pipeline.model_calls import ModelFactory, RoleModel
 from ..pipeline.prompts import Prompts
 from ..pipeline.trace import ProgressCallback
 from ..sources import FaqSource, LectureSource, Sources
-from ..textutil import sentences
+from ..text import sentences
 from .tools import ToolState
 from .view import CurrentView, ViewPosition, current_view
 from .writers import WriterTurn, write, writer_for

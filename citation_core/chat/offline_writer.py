@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..textutil import (
+from ..text import (
     ORDINALS,
     clock,
     conflate,

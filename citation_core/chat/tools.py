@@ -12,7 +12,7 @@ from typing import Any
 from ..errors import UnknownUnitError
 from ..material.library import CourseMaterial
 from ..sources import FaqSource, LectureSource, PageChunk
-from ..textutil import GENERIC_TITLES, clock, slide_units, terms
+from ..text import GENERIC_TITLES, clock, slide_units, terms
 
 TOOLS: tuple[dict[str, Any], ...] = (
     {"type": "function", "function": {

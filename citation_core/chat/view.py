@@ -9,7 +9,7 @@ from ..errors import PositionError
 from ..material.library import CourseMaterial, UnitMaterial
 from ..material.timeline import page_at
 from ..sources import LectureSource, TranscriptSegment
-from ..textutil import clock
+from ..text import clock
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from ..llm.offline import OfflineModel
 from ..material.library import CourseMaterial
 from ..pipeline.model_calls import RoleModel, complete_recorded
 from ..pipeline.trace import Trace
-from ..textutil import conflate, content_tokens, detect_language, terms
+from ..text import conflate, content_tokens, detect_language, terms
 from .offline_writer import write_answer
 from .tools import TOOLS, ToolState, course_rarity, passage
 from .view import CurrentView, segments_around

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..contract import insert_at
 from ..errors import ModelCallError
-from ..textutil import (
+from ..text import (
     BOILERPLATE,
     DANGLING,
     GENERIC_TITLES,
@@ -273,7 +273,7 @@ def _faq_parts(paragraph: str, lang: str) -> tuple[str, str]:
 
 
 def pick_keyword(paragraph: str, used: Sequence[str], lang: str | None = None) -> str:
-    """The best candidate that keeps the keyword rules (``textutil.keyword_problems``), else the best
+    """The best candidate that keeps the keyword rules (``text.keyword_problems``), else the best
     candidate that is at least new."""
     lang = lang or detect_language(paragraph)
     candidates = [_cap(c) for c in keyword_candidates(paragraph, lang) if c]

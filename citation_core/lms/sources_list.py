@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from ..contract import parse, strip_markers
 from ..errors import MarkerError
 from ..material.library import CourseMaterial
-from ..textutil import clock
+from ..text import clock
 
 
 @dataclass(frozen=True, order=True)

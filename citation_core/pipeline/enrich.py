@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from ..contract import sanitize_field
 from ..errors import ModelCallError
 from ..llm.config import KeywordStrategy
-from ..textutil import detect_language, sentences, stop_words
+from ..text import detect_language, sentences, stop_words
 from .model_calls import NO_DEADLINE, Deadline, ModelCall, ModelCalls, ModelTask, RoleModel
 from .prompts import Prompts
 from .serialize import SerializedSource

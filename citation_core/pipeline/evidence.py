@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..sources import FaqSource, PageChunk, Source
-from ..textutil import Sentence, sentences, stems
+from ..text import Sentence, sentences, stems
 
 Verdict = Literal["supported", "partial", "unsupported"]
 SUPPORTED = 0.5  # share of the sentence's terms the evidence holds

@@ -22,7 +22,7 @@ from typing import Any, Literal
 from ..errors import PlacementError
 from ..llm.config import KeywordStrategy
 from ..sources import FaqSource, Source
-from ..textutil import sentences
+from ..text import sentences
 from . import enrich as enrich_mod
 from .evidence import Evidence, Support, find_evidence, judge_support, sentence_before, term_weights
 from .judge import ModelJudge

@@ -1,0 +1,154 @@
+"""Languages: the supported codes, stop-word lists (read from bm25s and stopwords-iso) and a detector by
+script and stop words."""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import re
+import sys
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+LANGUAGES = ("en", "de", "fr", "es", "it", "pt", "nl", "pl", "tr", "ru", "zh", "ja")
+
+_SNOWBALL = {"en": "english", "de": "german", "fr": "french", "es": "spanish", "it": "italian",
+             "pt": "portuguese", "nl": "dutch", "pl": "polish", "tr": "turkish", "ru": "russian"}
+_PYSBD = {"en": "en", "de": "de", "fr": "fr", "es": "es", "it": "it", "pt": "es", "nl": "nl", "pl": "pl",
+          "tr": "en", "ru": "ru", "zh": "zh", "ja": "ja"}
+_BM25S_LISTS = {"en": "STOPWORDS_EN_PLUS", "de": "STOPWORDS_GERMAN", "fr": "STOPWORDS_FRENCH",
+                "es": "STOPWORDS_SPANISH", "it": "STOPWORDS_ITALIAN", "pt": "STOPWORDS_PORTUGUESE",
+                "nl": "STOPWORDS_DUTCH", "ru": "STOPWORDS_RUSSIAN", "tr": "STOPWORDS_TURKISH",
+                "zh": "STOPWORDS_CHINESE"}
+
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+_WORD = re.compile(r"[^\W_]+")
+_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+
+
+# --- resources, loaded on first use ----------------------------------------------------------------------
+
+def lang_code(code: str | None) -> str:
+    """A supported language code for ``code`` ("de-CH" → "de"); unknown codes give "en"."""
+    key = (code or "en").strip().lower().replace("_", "-").split("-")[0]
+    return key if key in LANGUAGES else "en"
+
+
+@functools.cache
+def stop_words(lang: str) -> frozenset[str]:
+    """The conservative stop-word list of ``lang`` (function words only, so that "case" or "keys" stay)."""
+    lang = lang_code(lang)
+    name = _BM25S_LISTS.get(lang)
+    if name is not None:
+        words = getattr(_bm25s_stop_word_lists(), name, None)
+        if words:
+            return frozenset(w.lower() for w in words)
+    return frozenset(w.lower() for w in _iso_stop_words(lang))
+
+
+@functools.cache
+def weak_words(lang: str) -> frozenset[str]:
+    """stopwords-iso's broad list of ``lang`` (frequent verbs, adverbs, quantifiers): no keyword ends in one."""
+    return frozenset(w.lower() for w in _iso_stop_words(lang_code(lang))) | stop_words(lang)
+
+
+# The stop-word lists come from two packages whose import loads much more than the lists: bm25s loads numpy
+# (about 20 MiB and 0.1 s), stopwordsiso importlib.metadata (5 MiB). Matching and the offline model need only
+# the lists, so they are read from the packages' folders (found without running the packages) unless the
+# packages are loaded anyway; the packages' own import is the fallback.
+
+def _package_file(package: str, name: str) -> Path | None:
+    spec = importlib.util.find_spec(package)  # a top-level package is found without running it
+    folders = list(spec.submodule_search_locations or []) if spec is not None else []
+    path = Path(folders[0], name) if folders else None
+    return path if path is not None and path.is_file() else None
+
+
+@functools.cache
+def _bm25s_stop_word_lists() -> Any:
+    """bm25s's ``stopwords`` module (constant word lists only)."""
+    loaded = sys.modules.get("bm25s.stopwords")
+    path = _package_file("bm25s", "stopwords.py") if loaded is None else None
+    spec = importlib.util.spec_from_file_location("_bm25s_stopwords", path) if path is not None else None
+    if spec is None or spec.loader is None:
+        from bm25s import stopwords
+
+        return stopwords
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@functools.cache
+def _iso_lists() -> dict[str, list[str]] | None:
+    """stopwords-iso's lists by language code, as ``stopwordsiso`` ships them; None: ask the package."""
+    path = _package_file("stopwordsiso", "stopwords-iso.json") if "stopwordsiso" not in sys.modules else None
+    if path is None:
+        return None
+    import json
+
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return data if isinstance(data, dict) else None
+
+
+def _iso_stop_words(lang: str) -> set[str]:
+    """``stopwordsiso.stopwords(lang)``."""
+    lists = _iso_lists()
+    if lists is None:
+        import stopwordsiso
+
+        return set(stopwordsiso.stopwords(lang))
+    return set(lists.get(lang.lower(), []))
+
+
+@functools.cache
+def _all_stop_words() -> frozenset[str]:
+    return frozenset().union(*(stop_words(lang) for lang in LANGUAGES))
+
+
+@functools.cache
+def _detector() -> dict[str, dict[str, float]]:
+    """For each Latin-script language: its stop words, each weighted by how few languages share it."""
+    latin = [lang for lang in LANGUAGES if lang not in ("ru", "zh", "ja")]
+    owners: dict[str, int] = {}
+    for lang in latin:
+        for w in stop_words(lang):
+            owners[w] = owners.get(w, 0) + 1
+    return {lang: {w: 1.0 / owners[w] for w in stop_words(lang) if len(w) > 1} for lang in latin}
+
+
+
+def normalize(text: str) -> str:
+    """NFKC (ligatures such as "ﬁ" and subscripts become plain letters and digits)."""
+    return unicodedata.normalize("NFKC", text)
+
+
+def detect_language(text: str, default: str = "en") -> str:
+    """The most likely of the 12 languages by script and stop words; ``default`` when nothing decides."""
+    if _KANA.search(text):
+        return "ja"
+    if len(_CJK.findall(text)) >= 2:
+        return "zh"
+    if len(_CYRILLIC.findall(text)) >= 3:
+        return "ru"
+    scores: dict[str, float] = {}
+    words = [w.lower() for w in _WORD.findall(text[:4000])]
+    for lang, weights in _detector().items():
+        scores[lang] = sum(weights.get(w, 0.0) for w in words)
+    for lang, letters in _LETTERS:  # letters only one of the languages uses
+        if letters.search(text):
+            scores[lang] = scores.get(lang, 0.0) + 1.25
+    ranked = sorted(scores, key=lambda k: (-scores[k], k != default))
+    best, second = ranked[0], ranked[1]
+    if scores[best] >= 0.75 and scores[best] > scores[second]:
+        return best
+    return lang_code(default)
+
+
+_LETTERS = (("de", re.compile(r"[äöüÄÖÜß]")), ("pl", re.compile(r"[ąęłńśźżĄĘŁŃŚŹŻ]")),
+            ("tr", re.compile(r"[ğışİĞŞ]")), ("es", re.compile(r"[ñ¿¡]")), ("pt", re.compile(r"[ãõ]")),
+            ("fr", re.compile(r"[êëœ]")), ("it", re.compile(r"[ìò]")))
+
