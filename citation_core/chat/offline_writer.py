@@ -27,6 +27,7 @@ from ..text import (
     stem_list,
     terms,
 )
+from ..text.similarity import semantic_model
 
 # Wording per language: {S} a slide label, {n} printed number, {t} title, {u} unit name, {c} video time.
 PHRASES: dict[str, dict[str, str]] = {
@@ -99,6 +100,12 @@ MAX_TARGETED = 3
 VIEW_MARGIN = 0.5  # the open slide answers when its best statement comes this close to the best elsewhere
 ROW_WEIGHT = 0.6  # a table row or figure label, against a bullet or sentence
 VIDEO_WEIGHT = 0.85  # what the lecturer says, against a slide (spoken sentences announce and repeat)
+# Meaning (text.similarity): a statement also answers by how close it is to the question in meaning, read
+# with its slide's title ("Why should the table size be prime?" and "Division method: choose m prime").
+MEANING_BASE = 0.3  # a cosine below this says nothing
+MEANING_WEIGHT = 2.0  # statement score: its term score + MEANING_WEIGHT * (cosine - MEANING_BASE)
+MEANING_MIN_TERMS = 3  # a question with fewer content terms is not compared by meaning
+MEANING_ALONE = 0.5  # a slide found by meaning alone answers when a statement comes this close
 
 
 @dataclass
@@ -210,15 +217,41 @@ def _idf(docs: Sequence[Doc]) -> dict[str, float]:
 
 
 class Scorer:
-    def __init__(self, query: Query, idf: dict[str, float], own_only: bool = False) -> None:
+    def __init__(self, query: Query, idf: dict[str, float], own_only: bool = False, question: str = "",
+                 cosines: dict[int, list[float]] | None = None) -> None:
         self.q = query
+        self.question = question
+        self._cosines: dict[int, list[float]] = {} if cosines is None else cosines
         self.idf = idf
         self.default_idf = max(idf.values(), default=1.0)
         self.weights = {t: 1.0 for t in query.own} if own_only and query.own else query.weights
         self.total = sum(w * idf.get(t, self.default_idf) for t, w in self.weights.items()) or 1.0
         # which statements of a slide answer is the question's own business; the turns before it only
         # help to find the slide
-        self.units = self if own_only or not query.own else Scorer(query, idf, own_only=True)
+        self.units = self if own_only or not query.own else Scorer(query, idf, True, question, self._cosines)
+
+    def meaning(self, d: Doc) -> list[float]:
+        """Each statement's cosine with the question (read with the slide's title); zeros without the model."""
+        found = self._cosines.get(id(d))
+        if found is None:
+            model = semantic_model()
+            if model is None or not self.meaningful() or not d.units:
+                found = [0.0] * len(d.units)
+            else:
+                texts = [f"{d.title}: {u}" if d.title else u for u in d.units]
+                found = [float(c) for c in model.similarities(self.question, texts)]
+            self._cosines[id(d)] = found
+        return found
+
+    def meaningful(self) -> bool:
+        """Whether the question says enough on its own to be compared by meaning: a follow-up ("And the
+        second case?") or a question about what is open ("explain this") is found by its terms and the
+        turns before it, and a vector of two words is noise."""
+        return not self.q.deictic and len(self.q.own) >= MEANING_MIN_TERMS and bool(self.question.strip())
+
+    def closest(self, d: Doc) -> float:
+        """The cosine of ``d``'s statement closest in meaning to the question."""
+        return max(self.meaning(d), default=0.0)
 
     def of(self, found: set[str], boost: set[str] | None = None) -> float:
         score = 0.0
@@ -239,15 +272,23 @@ class Scorer:
         it (``open_now``)."""
         scorer = self.units if own else self
         best = 0.0
+        meaning = self.meaning(d)
         for i, found in enumerate(d.unit_terms):
             row = bool(d.bullets) and not d.bullets[i] and not _formula(d.units[i])
-            best = max(best, scorer.of(found | d.title_terms, d.title_terms) * (ROW_WEIGHT if row else 1.0))
+            score = scorer.of(found | d.title_terms, d.title_terms) + _bonus(meaning[i])
+            best = max(best, score * (ROW_WEIGHT if row else 1.0))
         return best * (VIDEO_WEIGHT if d.kind == "video" and not open_now else 1.0)
+
+
+def _bonus(cosine: float) -> float:
+    return MEANING_WEIGHT * max(0.0, cosine - MEANING_BASE)
 
 
 def _targeted(d: Doc, scorer: Scorer) -> list[int]:
     """The statements of ``d`` that answer the question (best within 60 % of the best), in slide order."""
     scores = [scorer.units.of(t) for t in d.unit_terms]
+    if max(scores, default=0.0) <= 0:  # no statement shares the question's terms: the ones closest in meaning
+        scores = [_bonus(c) for c in scorer.meaning(d)]
     best = max(scores, default=0.0)
     if best <= 0:
         return []
@@ -323,7 +364,7 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
     rarity: Mapping[str, float] = inputs.get("rarity") or {}
     if rarity:  # the course's own rarity of the asked terms, where the writer was given it
         idf = {**idf, **{t: float(v) for t, v in rarity.items() if t in idf}}
-    scorer = Scorer(query, idf)
+    scorer = Scorer(query, idf, question=question)
 
     primary: Doc | None = None
     broad = False
@@ -343,7 +384,8 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
         ranked = sorted((d for d in docs if d.units and not d.source.get("filler")),
                         key=lambda d: (query.focus is not None and query.focus not in d.all_terms,
                                        -scorer.answers(d, own=True), -scorer.answers(d), -scorer.doc(d)))
-        if ranked and max(scorer.doc(ranked[0]), scorer.units.doc(ranked[0])) >= 0.3:
+        if ranked and (max(scorer.doc(ranked[0]), scorer.units.doc(ranked[0])) >= 0.3
+                       or scorer.closest(ranked[0]) >= MEANING_ALONE):
             primary = ranked[0]
 
     parts: list[str] = []

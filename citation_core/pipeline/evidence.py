@@ -3,10 +3,12 @@
 For every (answer sentence, cited source) pair the best supporting passage is found in the source's
 own text: one to three consecutive lines of a slide, one to three consecutive sentences of a
 transcript segment, or one or two sentences of an FAQ answer. It is kept as offsets into that text
-plus the quoted words (``Evidence``). A lexical verdict (``Support``) says whether the passage
-supports the sentence: the share of the sentence's content terms (stemmed, per language) found in
-it, and whether the sentence's numbers appear in it. The same code runs for every model; the marker
-contract is not touched.
+plus the quoted words (``Evidence``). The verdict (``Support``) says whether the passage supports
+the sentence by two signals: the share of the sentence's content terms (stemmed, per language) found
+in it, and how close in meaning the two are (``text.similarity``), so that a faithful paraphrase is
+supported although it shares few words; a number the sentence states must stand in the source either
+way. Without the embedding model the verdict is lexical alone. The same code runs for every model; the
+marker contract is not touched.
 """
 
 from __future__ import annotations
@@ -20,10 +22,14 @@ from typing import Any, Literal
 
 from ..sources import FaqSource, PageChunk, Source
 from ..text import Sentence, sentences, stems
+from ..text.similarity import semantic_model
 
 Verdict = Literal["supported", "partial", "unsupported"]
 SUPPORTED = 0.5  # share of the sentence's terms the evidence holds
 PARTIAL = 0.25
+MEANS_SUPPORTED = 0.6  # cosine of sentence and evidence: says the same in other words
+MEANS_PARTIAL = 0.45
+EVIDENCE_MEANING = 0.5  # weight of the cosine beside the term share when choosing the passage
 MAX_LINES = 3
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?(?![\w])")
 _LINE = re.compile(r"[^\n]+")
@@ -102,14 +108,18 @@ def find_evidence(sentence: str, source: Source, weight: Callable[[str], float] 
         return None
     wanted = stems(sentence)
     width = 2 if isinstance(source, FaqSource) else MAX_LINES
+    windows = [(i, j) for i in range(len(spans)) for j in range(i, min(i + width, len(spans)))]
+    # meaning counts by the closest unit of a window: a line added around it (the title) adds no meaning
+    model = semantic_model()
+    cosines = ([max(0.0, float(c)) for c in model.similarities(sentence, [text[a:b] for a, b in spans])]
+               if model is not None else [0.0] * len(spans))
     best: tuple[float, int, int, int] | None = None  # (score, -length, start, end)
-    for i in range(len(spans)):
-        for j in range(i, min(i + width, len(spans))):
-            start, end = spans[i][0], spans[j][1]
-            score = _overlap(wanted, text[start:end], weight)
-            key = (round(score, 6), -(end - start), start, end)
-            if best is None or key[:2] > best[:2]:
-                best = key
+    for i, j in windows:
+        start, end = spans[i][0], spans[j][1]
+        score = _overlap(wanted, text[start:end], weight) + EVIDENCE_MEANING * max(cosines[i : j + 1])
+        key = (round(score, 6), -(end - start), start, end)
+        if best is None or key[:2] > best[:2]:
+            best = key
     assert best is not None
     _, _, start, end = best
     if best[0] == 0.0:  # nothing in common: the first unit stands for the source
@@ -127,8 +137,9 @@ def term_weights(sources: Iterable[Source]) -> Callable[[str], float]:
 
 def judge_support(sentence: str, evidence: Evidence | None, source: Source,
                   weight: Callable[[str], float] | None = None) -> Support:
-    """A lexical verdict: the (weighted) share of the sentence's terms in the evidence, and its numbers in the
-    source. ``weight`` (e.g. ``term_weights`` of all sources of the answer) lets rare terms count more."""
+    """The verdict: the (weighted) share of the sentence's terms in the evidence or, for a sentence in other
+    words, how close in meaning sentence and evidence are; and the sentence's numbers in the source.
+    ``weight`` (e.g. ``term_weights`` of all sources of the answer) lets rare terms count more."""
     wanted = stems(sentence)
     if evidence is None or not wanted:
         return Support("unsupported", 0.0, "the source has no text" if evidence is None else "no terms to check")
@@ -140,12 +151,16 @@ def judge_support(sentence: str, evidence: Evidence | None, source: Source,
     words = dict.fromkeys(w.lower() for w in _WORD.findall(sentence) if stems(w) & found)  # as the sentence says
     shared = ", ".join(list(words)[:6]) or "nothing"
     reason = f"shares {len(found)} of {len(wanted)} terms ({shared})"
+    model = semantic_model()
+    meaning = model.similarity(sentence, evidence.text) if model is not None else 0.0
+    if model is not None:
+        reason += f"; meaning {meaning:.2f}"
     if missing_numbers:
         reason += f"; the source does not have {', '.join(missing_numbers[:4])}"
-    if score >= SUPPORTED and not missing_numbers:
-        return Support("supported", score, reason)
-    if score >= PARTIAL:
-        return Support("partial", score, reason)
+    if (score >= SUPPORTED or meaning >= MEANS_SUPPORTED) and not missing_numbers:
+        return Support("supported", max(score, round(meaning, 2)), reason)
+    if score >= PARTIAL or meaning >= MEANS_PARTIAL:
+        return Support("partial", max(score, round(meaning, 2) if meaning >= MEANS_PARTIAL else 0.0), reason)
     return Support("unsupported", score, reason)
 
 

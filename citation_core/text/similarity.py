@@ -1,0 +1,197 @@
+"""Meaning: a static embedding model, read offline from the files its wheel ships.
+
+The model is WordLlama's ``l2_supercat_256`` (MIT): a 32,000 × 256 table of token vectors (fp16, 16 MB)
+and the Llama 2 tokenizer it was trained with, both inside the ``wordllama`` wheel from PyPI, so nothing
+is downloaded when it runs. A text's vector is the mean of its tokens' rows, normalised; the cosine of
+two vectors says how close in meaning two texts are, also when they share no word ("Why should the table
+size be prime?" and "choose m prime").
+
+Only the two files are read (``safetensors`` and ``tokenizers``), never the ``wordllama`` package itself:
+its loader imports far more than inference needs (pydantic, toml, its trainers) and looks for the
+tokenizer under another folder name than the one it ships. Reading the table and the tokenizer costs a
+fresh process about 0.35 s of CPU and 60 MiB, once: the model is loaded on first use and kept for the
+process (every session shares it; it is read-only).
+
+When the files are missing or unreadable, or ``CITATION_STUDIO_EMBEDDINGS=off``, ``semantic_model()``
+gives None and warns once; every caller then decides by shared words alone, as before.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import re
+import threading
+import warnings
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+WEIGHTS = "weights/l2_supercat_256.safetensors"
+TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
+ENV_SWITCH = "CITATION_STUDIO_EMBEDDINGS"  # "off" turns semantic matching off
+ENV_FOLDER = "CITATION_STUDIO_EMBEDDING_MODEL"  # a folder with the two files, instead of the wheel's
+MAX_CHARS = 2000  # a longer text is embedded by its start (a statement is far shorter)
+CACHE_SIZE = 8192  # vectors kept per process (1 KiB each)
+_MARKUP = re.compile(r"\[cite:[^\[\]\n]{0,600}\]|[*_`#>|]+|^\s*(?:[-•▪‣◦●■]|\d{1,2}[.)])\s+", re.M)
+
+
+class ModelUnavailable(Exception):
+    """The embedding model's files are missing or unreadable."""
+
+
+@dataclass
+class StaticEmbedding:
+    """Token vectors and their tokenizer; ``embed`` gives one unit vector per text (zero for an empty text)."""
+
+    table: np.ndarray  # (vocabulary, dimensions), float16
+    tokenizer: Any  # tokenizers.Tokenizer
+    name: str = "wordllama l2_supercat_256"
+    _cache: OrderedDict[str, np.ndarray] = field(default_factory=OrderedDict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def dimensions(self) -> int:
+        return int(self.table.shape[1])
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """A (len(texts), dimensions) float32 array of unit vectors; vectors of recent texts are reused."""
+        out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        missing: dict[str, list[int]] = {}
+        with self._lock:
+            for i, text in enumerate(texts):
+                vec = self._cache.get(text)
+                if vec is None:
+                    missing.setdefault(text, []).append(i)
+                else:
+                    self._cache.move_to_end(text)
+                    out[i] = vec
+        if not missing:
+            return out
+        keys = list(missing)
+        encoded = self.tokenizer.encode_batch([_clean(t) for t in keys], add_special_tokens=False)
+        vocab = self.table.shape[0]
+        fresh: list[tuple[str, np.ndarray]] = []
+        for key, enc in zip(keys, encoded, strict=True):
+            ids = np.asarray(enc.ids, dtype=np.int64)
+            ids = ids[(ids >= 0) & (ids < vocab)]
+            vec = self.table[ids].astype(np.float32).mean(axis=0) if ids.size else np.zeros(self.dimensions,
+                                                                                           np.float32)
+            norm = float(np.linalg.norm(vec))
+            vec = vec / norm if norm > 0 and np.isfinite(norm) else np.zeros(self.dimensions, np.float32)
+            fresh.append((key, vec))
+            for i in missing[key]:
+                out[i] = vec
+        with self._lock:
+            for key, vec in fresh:
+                self._cache[key] = vec
+                self._cache.move_to_end(key)
+            while len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+        return out
+
+    def similarity(self, a: str, b: str) -> float:
+        """The cosine of the two texts' vectors (0 when one has no words)."""
+        va, vb = self.embed([a, b])
+        return float(va @ vb)
+
+    def similarities(self, query: str, texts: Sequence[str]) -> np.ndarray:
+        """The cosine of ``query`` with each of ``texts``."""
+        if not texts:
+            return np.zeros(0, dtype=np.float32)
+        vecs = self.embed([query, *texts])
+        return np.asarray(vecs[1:] @ vecs[0], dtype=np.float32)
+
+
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def _clean(text: str) -> str:
+    """The words of ``text``: citation markers and Markdown marks removed, whitespace collapsed, a lone
+    surrogate (text read with ``surrogateescape``) an unknown character."""
+    flat = " ".join(_MARKUP.sub(" ", text[: MAX_CHARS * 2]).split())[:MAX_CHARS]
+    return _SURROGATE.sub("\ufffd", flat)
+
+
+def model_folder() -> Path:
+    """Where the two files are: ``$CITATION_STUDIO_EMBEDDING_MODEL``, else the installed ``wordllama`` package's
+    folder (found without importing the package)."""
+    override = os.environ.get(ENV_FOLDER, "").strip()
+    if override:
+        return Path(override)
+    spec = importlib.util.find_spec("wordllama")
+    folders = list(spec.submodule_search_locations or []) if spec is not None else []
+    if not folders:
+        raise ModelUnavailable("the package wordllama is not installed")
+    return Path(folders[0])
+
+
+def load_model(folder: Path) -> StaticEmbedding:
+    """Read the table and the tokenizer from ``folder``; ModelUnavailable names the file and what is wrong."""
+    weights, tokenizer_file = folder / WEIGHTS, folder / TOKENIZER
+    for path in (weights, tokenizer_file):
+        if not path.is_file():
+            raise ModelUnavailable(f"{path}: no such file")
+    try:
+        from safetensors.numpy import load_file
+
+        tensors = load_file(str(weights))
+    except Exception as exc:  # noqa: BLE001 - any failure to read the weights means: no model
+        raise ModelUnavailable(f"{weights}: not a readable safetensors file ({exc})") from exc
+    table = next(iter(tensors.values()), None) if len(tensors) == 1 else tensors.get("embedding.weight")
+    if table is None or table.ndim != 2 or table.shape[0] < 1000 or table.shape[1] < 16:
+        raise ModelUnavailable(f"{weights}: no token table of the expected shape")
+    if not np.isfinite(table[:: max(1, table.shape[0] // 256)]).all():
+        raise ModelUnavailable(f"{weights}: the token table holds values that are not finite")
+    try:
+        from tokenizers import Tokenizer
+
+        tokenizer = Tokenizer.from_file(str(tokenizer_file))
+    except Exception as exc:  # noqa: BLE001
+        raise ModelUnavailable(f"{tokenizer_file}: not a readable tokenizer ({exc})") from exc
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    return StaticEmbedding(table, tokenizer)
+
+
+def semantic_enabled() -> bool:
+    return os.environ.get(ENV_SWITCH, "").strip().lower() not in ("off", "0", "false", "no")
+
+
+_load_lock = threading.Lock()
+
+
+def semantic_model() -> StaticEmbedding | None:
+    """The process's embedding model, loaded on first use; None (with one warning) when it cannot be read or
+    is switched off. The switch is read on every call, the files once."""
+    if not semantic_enabled():
+        return None
+    with _load_lock:
+        return _loaded()
+
+
+@functools.cache
+def _loaded() -> StaticEmbedding | None:
+    try:
+        return load_model(model_folder())
+    except ModelUnavailable as exc:
+        warnings.warn(f"semantic matching is off, citations use shared words only: {exc}", RuntimeWarning,
+                      stacklevel=3)
+        return None
+
+
+def embed(texts: Sequence[str]) -> np.ndarray | None:
+    """Unit vectors of ``texts`` (see ``StaticEmbedding.embed``), or None without a model."""
+    model = semantic_model()
+    return model.embed(texts) if model is not None else None
+
+
+def similarity(a: str, b: str) -> float | None:
+    """How close in meaning ``a`` and ``b`` are (cosine, about 0.2 for unrelated text), or None without a model."""
+    model = semantic_model()
+    return model.similarity(a, b) if model is not None else None
