@@ -23,7 +23,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from citation_core.pipeline.evidence import find_evidence, judge_support, term_weights
+from citation_core.pipeline.evidence import find_evidence, judge_support, meaning_matcher, term_weights
 from citation_core.text import stems
 
 from .quality import LOW_OVERLAP, load_eval, material_of, pool, source_key, unit_id
@@ -69,6 +69,7 @@ def evaluate(seed: int = 11, split: str = "dev") -> Counts:
                        bool(case.get("faqs")))
         by_key = {source_key(s): s for s in sources}
         weight = term_weights(sources)
+        matcher = meaning_matcher(sources)
         for sentence in case["sentences"]:
             gold = [g for g in sentence.get("gold", []) if g in by_key]
             if not gold:
@@ -78,8 +79,8 @@ def evaluate(seed: int = 11, split: str = "dev") -> Counts:
             wrong_pool = [s for k, s in by_key.items() if k not in sentence["gold"]]
             wrong = rng.choice(wrong_pool)
             for source, is_right in ((right, True), (wrong, False)):
-                found = find_evidence(text, source, weight)
-                flagged = judge_support(text, found, source, weight).verdict == "unsupported"
+                found = find_evidence(text, source, weight, matcher)
+                flagged = judge_support(text, found, source, weight, matcher).verdict == "unsupported"
                 if is_right:
                     counts.right_flagged += flagged
                     counts.right_kept += not flagged
@@ -93,7 +94,7 @@ def evaluate(seed: int = 11, split: str = "dev") -> Counts:
                     counts.wrong_flagged += flagged
                     counts.wrong_kept += not flagged
             if sentence.get("style") == "copied":
-                found = find_evidence(text, right, weight)
+                found = find_evidence(text, right, weight, matcher)
                 words = stems(text)  # content terms, stemmed: "solves" and "solve" are the same claim
                 held = stems(found.text) if found else set()
                 counts.copied += 1

@@ -53,10 +53,10 @@ class _Semantic:
         self._vectors: dict[int, np.ndarray] = {}
         self._lock = threading.Lock()
 
-    def scores(self, query: str, keep: Collection[int] | None = None) -> np.ndarray | None:
-        """Per text: its best statement's cosine with ``query`` (-1 for texts not kept); None without a model."""
+    def prepare(self, keep: Collection[int] | None = None) -> dict[int, np.ndarray] | None:
+        """The statement vectors of the kept texts (made once), or None without a model."""
         model = semantic_model()
-        if model is None or not query.strip():
+        if model is None:
             return None
         wanted = range(self._size) if keep is None else sorted(keep)
         with self._lock:
@@ -67,10 +67,16 @@ class _Semantic:
                 vecs = model.embed(flat) if flat else np.zeros((0, model.dimensions), np.float32)
                 at = 0
                 for i, part in zip(todo, parts, strict=True):
-                    n = len(part)
-                    self._vectors[i] = vecs[at : at + n]
-                    at += n
-            vectors = {i: self._vectors[i] for i in wanted}
+                    self._vectors[i] = vecs[at : at + len(part)]
+                    at += len(part)
+            return {i: self._vectors[i] for i in wanted}
+
+    def scores(self, query: str, keep: Collection[int] | None = None) -> np.ndarray | None:
+        """Per text: its best statement's cosine with ``query`` (-1 for texts not kept); None without a model."""
+        model = semantic_model()
+        vectors = self.prepare(keep) if query.strip() else None
+        if model is None or vectors is None:
+            return None
         q = model.embed([query])[0]
         out = np.full(self._size, -1.0)
         for i, v in vectors.items():
@@ -105,7 +111,7 @@ class _Bm25:
     def __init__(self, texts: Sequence[str], statements: Callable[[int], Sequence[str]] | None = None,
                  fusion: Fusion = FUSION) -> None:
         self._size = len(texts)
-        self._semantic = _Semantic(len(texts), statements) if statements is not None and fusion != "bm25" else None
+        self.semantic = _Semantic(len(texts), statements) if statements is not None and fusion != "bm25" else None
         self.fusion = fusion
         self._model: bm25s.BM25 | None = None
         self._vocab: set[str] = set()
@@ -138,8 +144,8 @@ class _Bm25:
             return []
         scores = self._scores(query)
         extra = self._scores(context) if context.strip() else None
-        semantic = self._semantic is not None and self._says_enough(query)
-        meaning = self._semantic.scores(query, keep) if semantic and self._semantic is not None else None
+        semantic = self.semantic is not None and self._says_enough(query)
+        meaning = self.semantic.scores(query, keep) if semantic and self.semantic is not None else None
         if scores is None and extra is None and meaning is None:
             return []
         total = np.zeros(self._size) if scores is None else scores
@@ -191,10 +197,16 @@ class LectureIndex:
         self._bm25 = _Bm25([_weighted_text(s) for s in self._items], lambda i: statements_of(self._items[i]),
                            fusion)
 
+    def _keep(self, unit_id: int | None) -> set[int] | None:
+        return None if unit_id is None else {i for i, s in enumerate(self._items) if s.lecture_unit_id == unit_id}
+
+    def prepare(self, unit_id: int | None = None) -> None:
+        """Read the statements of a unit (or of all) for meaning now, so that its first search does not."""
+        if self._bm25.semantic is not None:
+            self._bm25.semantic.prepare(self._keep(unit_id))
+
     def search(self, query: str, k: int = 5, unit_id: int | None = None, context: str = "") -> list[LectureSource]:
-        keep = None
-        if unit_id is not None:
-            keep = {i for i, s in enumerate(self._items) if s.lecture_unit_id == unit_id}
+        keep = self._keep(unit_id)
         return [dataclasses.replace(self._items[i], score=sc)
                 for i, sc in self._bm25.ranked(query, k, keep, context)]
 

@@ -33,7 +33,11 @@ def settings() -> Settings:
 
 @st.cache_resource(show_spinner="Loading lecture material…")
 def _material(root: str, stamp: float, release_epoch: str) -> CourseMaterial:
-    return load_material(Path(root))
+    material = load_material(Path(root))
+    # the embedding model and each unit's statements are read now, once per process, not on the first ask
+    for unit_id in material.units:
+        material.lecture_index.prepare(unit_id)
+    return material
 
 
 def material(root: Path) -> CourseMaterial:

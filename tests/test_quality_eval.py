@@ -68,15 +68,15 @@ def test_paraphrases_restate_their_source_in_other_words_as_recorded() -> None:
 def test_placement_on_the_tuning_split_keeps_precision() -> None:
     r = report("dev")
     assert r.precision() >= 0.90, table(r)
-    assert r.recall() >= 0.74, table(r)
+    assert r.recall() >= 0.78, table(r)
     assert r.by_style("copied")[1] == 1.0, table(r)
 
 
 @needs_real
 def test_placement_on_the_held_out_split_does_not_fall() -> None:
     r = report("test")
-    assert r.precision() >= 0.78, table(r)
-    assert r.by_overlap(-1.0, LOW_OVERLAP)[1] >= 0.2, table(r)
+    assert r.precision() >= 0.74, table(r)
+    assert r.by_overlap(-1.0, LOW_OVERLAP)[1] >= 0.3, table(r)
 
 
 @needs_real
@@ -87,7 +87,7 @@ def test_meaning_finds_the_sources_of_paraphrases_that_shared_words_miss(monkeyp
     monkeypatch.setenv("CITATION_STUDIO_EMBEDDINGS", "off")
     words_only = evaluate("test")
     low = with_meaning.by_overlap(-1.0, LOW_OVERLAP)[1]
-    assert low >= words_only.by_overlap(-1.0, LOW_OVERLAP)[1] + 0.05, (table(with_meaning), table(words_only))
+    assert low >= words_only.by_overlap(-1.0, LOW_OVERLAP)[1] + 0.15, (table(with_meaning), table(words_only))
     assert with_meaning.precision() >= words_only.precision() - 0.01
 
 
@@ -101,7 +101,7 @@ def test_keywords_and_summaries_break_no_rule(split: str) -> None:
 def test_answers_about_the_open_slide_cite_it() -> None:
     r = report("dev")
     missed = [(qid, answer[:160]) for qid, ok, answer in r.open_questions if not ok]
-    assert r.open_slide() >= 0.92, missed
+    assert r.open_slide() >= 0.9, missed
 
 
 def test_questions_about_other_slides_are_answered_from_the_slides_that_answer_them() -> None:

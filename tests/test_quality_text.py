@@ -198,3 +198,11 @@ def test_kept_stems_and_sentences_cannot_be_changed_through_what_a_caller_gets()
     parts = sentences(text)
     parts.pop()
     assert [s.text for s in sentences(text)] == ["Merge sort splits the array.", "Both halves are sorted recursively."]
+
+
+def test_to_after_a_participle_is_a_preposition_not_a_verb_marker() -> None:
+    from citation_core.text import verbs_in
+
+    assert "bytecode" not in verbs_in("they are both typically compiled to bytecode.", "en")
+    assert "divide" in verbs_in("we want to divide the array", "en")
+    assert keyword_problems("Bytecode", "they are both typically compiled to bytecode.") == []

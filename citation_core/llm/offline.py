@@ -54,10 +54,12 @@ NEAR_BEST = 0.8  # every source within this ratio of the best is cited too
 UNSEEN = 0.6  # weight of a sentence word no source has, relative to a word only one source has
 # Meaning (text.similarity): a sentence's cosine with a source is that of its closest statement.
 SEM_POOL = 40  # sources a sentence is compared with by meaning: all of a small pool, else those sharing most terms
+SEM_MAX_CHARS = 300_000  # sources longer in all, or more of them, are placed by their terms alone
+SEM_MAX_SOURCES = 150
 LEAD_BY_MEANING = True  # of the sources a sentence cites, the one closest in terms and meaning leads
-SEM_ALONE = 0.45  # a source cited by meaning alone has a statement at least this close to the sentence
-SEM_ALONE_FAQ = 0.75  # (an FAQ: its question stands beside every one of its sentences, so all come closer)
-SEM_MARGIN = 0.06  # and is that much closer than any source saying something else (not the topic, the claim)
+SEM_ALONE = 0.33  # a source cited by meaning alone has a statement at least this close (Matcher's F)
+SEM_MARGIN = 0.035  # and is that much closer than any source saying something else (not the topic, the claim)
+SEM_SHARED = True  # and shares at least one term with the sentence
 
 
 def _doc_terms(sources: Sequence[Mapping[str, str]]) -> list[tuple[str, set[str]]]:
@@ -99,7 +101,7 @@ def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_score
         for t in toks:
             postings.setdefault(t, []).append(i)
     answer_lang = detect_language(answer)
-    meaning = _Meaning(sources) if semantic_model() is not None else None
+    meaning = _Meaning(sources) if semantic_model() is not None and _small(sources) else None
 
     inserts: list[tuple[int, str]] = []
     for sent in sentences(answer, answer_lang):
@@ -119,8 +121,8 @@ def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_score
             lexical[i] = (own + overlap) / 2
             if count >= 2 and lexical[i] >= min_score and own >= min_own:
                 passed.add(i)
-        cosines = meaning.cosines(text, _semantic_pool(lexical, len(docs))) if meaning is not None else {}
-        scored = _supporting(lexical, passed, cosines, docs, SEM_ALONE_FAQ if faq_only else SEM_ALONE)
+        cosines = meaning.closeness(text, _semantic_pool(lexical, len(docs))) if meaning is not None else {}
+        scored = _supporting(lexical, passed, cosines, docs, None if faq_only else SEM_ALONE)
         if not scored:
             continue
         best = scored[0][0]
@@ -131,24 +133,26 @@ def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_score
             if any(docs[i][1] == docs[j][1] for j in chosen):
                 continue  # the same text again (an overlay page, a repeated cue): one chip is enough
             chosen.append(i)
-        if cosines and chosen and LEAD_BY_MEANING:
-            # the source that says what the sentence says leads (the lexical best may only share its words)
-            lead = max(chosen, key=lambda i: (cosines.get(i, 0.0) + lexical.get(i, 0.0), -chosen.index(i)))
-            chosen = [lead, *(i for i in chosen if i != lead)]
         inserts.append((sent.end, "".join(docs[i][0] for i in chosen)))
     return insert_at(answer, inserts)
 
 
+def _small(sources: Sequence[Mapping[str, str]]) -> bool:
+    """Whether the sources are few enough to be read by meaning (a call with a whole course of material is
+    placed by its terms alone: reading it token by token would cost seconds)."""
+    return len(sources) <= SEM_MAX_SOURCES and sum(len(str(s.get("content", ""))) for s in sources) <= SEM_MAX_CHARS
+
+
 def _semantic_pool(lexical: Mapping[int, float], n: int) -> list[int]:
     """The sources a sentence is compared with by meaning: every one of a small pool, else the ``SEM_POOL``
-    sharing most of its terms (a paraphrase shares few words, but rarely none with a large pool)."""
+    sharing most of its terms (a source cited by meaning alone shares a term with the sentence)."""
     if n <= SEM_POOL:
         return list(range(n))
     return sorted(lexical, key=lambda i: (-lexical[i], i))[:SEM_POOL]
 
 
 def _supporting(lexical: Mapping[int, float], passed: set[int], cosines: Mapping[int, float],
-                docs: Sequence[tuple[str, set[str]]], alone: float) -> list[tuple[float, int]]:
+                docs: Sequence[tuple[str, set[str]]], alone: float | None) -> list[tuple[float, int]]:
     """The sources that support a sentence, best first.
 
     Shared terms decide which sources pass and in which order, as without meaning. A sentence no source
@@ -158,35 +162,38 @@ def _supporting(lexical: Mapping[int, float], passed: set[int], cosines: Mapping
     closeness (every slide of a deck is "about" its topic) passes neither.
     """
     chosen = set(passed)
-    if not chosen and cosines:
+    if not chosen and cosines and alone is not None:
         best = max(cosines, key=lambda i: (cosines[i], -i))
         rivals = [c for j, c in cosines.items() if j != best and docs[j][1] != docs[best][1]]
-        if cosines[best] >= alone and cosines[best] - max(rivals, default=0.0) >= SEM_MARGIN:
+        if cosines[best] >= alone and cosines[best] - max(rivals, default=0.0) >= SEM_MARGIN and (
+                lexical.get(best, 0.0) > 0 or not SEM_SHARED):
             chosen.add(best)
     return sorted(((lexical.get(i, 0.0), i) for i in chosen), key=lambda s: (-s[0], s[1]))
 
 
 class _Meaning:
-    """The statements of each source of one placement call, embedded on first use."""
+    """The statements of every source of one placement call, matched token by token
+    (``text.similarity.Matcher``, tokens weighted by their rarity among these statements)."""
 
     def __init__(self, sources: Sequence[Mapping[str, str]]) -> None:
-        self._contents = [str(s.get("content", "")) for s in sources]
-        self._vectors: dict[int, Any] = {}
-
-    def cosines(self, sentence: str, pool: Sequence[int]) -> dict[int, float]:
         model = semantic_model()
-        if model is None or not pool:
+        parts = [statements(str(s.get("content", ""))) for s in sources]
+        self._owner = [i for i, part in enumerate(parts) for _ in part]
+        self._matcher = model.matcher([st for part in parts for st in part]) if model is not None else None
+
+    def closeness(self, sentence: str, pool: Sequence[int]) -> dict[int, float]:
+        """Per source of ``pool``: how closely its closest statement says what ``sentence`` says."""
+        if self._matcher is None or not pool:
             return {}
-        todo = [i for i in pool if i not in self._vectors]
-        if todo:
-            parts = [statements(self._contents[i]) for i in todo]
-            vecs = model.embed([st for part in parts for st in part])
-            at = 0
-            for i, part in zip(todo, parts, strict=True):
-                self._vectors[i] = vecs[at : at + len(part)]
-                at += len(part)
-        q = model.embed([sentence])[0]
-        return {i: float((self._vectors[i] @ q).max()) for i in pool if len(self._vectors[i])}
+        wanted = set(pool)
+        only = [k for k, owner in enumerate(self._owner) if owner in wanted]
+        out: dict[int, float] = {}
+        scores = self._matcher.scores(sentence, only)
+        for k in only:
+            owner = self._owner[k]
+            if scores[k] > out.get(owner, -1.0):
+                out[owner] = float(scores[k])
+        return out
 
 
 _QUOTED = re.compile(r"“[^”]*”|„[^“”]*[“”]|«[^»]*»|\"[^\"]*\"|「[^」]*」|‚[^‘]*‘")

@@ -7,7 +7,17 @@ from collections.abc import Callable, Iterable, Sequence
 from ..contract import SourceRef, parse, strip_markers
 from ..errors import MarkerError
 from ..sources import PageChunk, Source, Sources, TranscriptSegment
-from .evidence import Audit, Evidence, Support, find_evidence, judge_support, sentence_before, term_weights
+from ..text.similarity import Matcher
+from .evidence import (
+    Audit,
+    Evidence,
+    Support,
+    find_evidence,
+    judge_support,
+    meaning_matcher,
+    sentence_before,
+    term_weights,
+)
 from .judge import ModelJudge
 from .trace import Trace
 
@@ -27,12 +37,13 @@ def cited_sources(ref: SourceRef, sources: Sources) -> list[Source]:
     return [s for s in sources.lecture if str(s.lecture_unit_id) == ref.entity_id and _points_at(ref, s)]
 
 
-def best_support(sentence: str, candidates: Sequence[Source],
-                 weight: Callable[[str], float] | None = None) -> tuple[Evidence | None, Support]:
+def best_support(sentence: str, candidates: Sequence[Source], weight: Callable[[str], float] | None = None,
+                 matcher: Matcher | None = None) -> tuple[Evidence | None, Support]:
     best: tuple[Evidence | None, Support] | None = None
     for source in candidates:
-        found = find_evidence(sentence, source, weight) if weight else find_evidence(sentence, source)
-        verdict = judge_support(sentence, found, source, weight)
+        found = (find_evidence(sentence, source, weight, matcher) if weight
+                 else find_evidence(sentence, source, matcher=matcher))
+        verdict = judge_support(sentence, found, source, weight, matcher)
         if best is None or verdict.score > best[1].score:
             best = (found, verdict)
     return best or (None, Support("unsupported", 0.0, "the cited source is not among the given sources"))
@@ -43,6 +54,7 @@ def audit(answer: str, sources: Sources | Iterable[Source], judge: ModelJudge | 
     """One audit per final or stored marker of ``answer``, in order; ``judge`` (optional) gives the verdicts."""
     given = sources if isinstance(sources, Sources) else Sources.of(sources)
     weight = term_weights([*given.lecture, *given.faqs])
+    matcher = meaning_matcher([*given.lecture, *given.faqs])
     out: list[Audit] = []
     for index, m in enumerate(parse(answer, "stored")):
         try:
@@ -52,7 +64,7 @@ def audit(answer: str, sources: Sources | Iterable[Source], judge: ModelJudge | 
         before = strip_markers(answer[: m.span[0]])
         sentence = sentence_before(before, len(before))
         candidates = cited_sources(ref, given)
-        evidence, support = best_support(sentence, candidates, weight)
+        evidence, support = best_support(sentence, candidates, weight, matcher)
         if judge is not None and candidates:
             support = judge.judge(trace or Trace("audit"), sentence, evidence, candidates[0], support)
         citation = {"type": ref.type, "entity_id": ref.entity_id, "page": ref.page, "start": ref.start,

@@ -22,13 +22,14 @@ from typing import Any, Literal
 
 from ..sources import FaqSource, PageChunk, Source
 from ..text import Sentence, sentences, stems
-from ..text.similarity import semantic_model
+from ..text.similarity import Matcher, semantic_model
+from ..text.statements import statements
 
 Verdict = Literal["supported", "partial", "unsupported"]
 SUPPORTED = 0.5  # share of the sentence's terms the evidence holds
 PARTIAL = 0.25
-MEANS_SUPPORTED = 0.6  # cosine of sentence and evidence: says the same in other words
-MEANS_PARTIAL = 0.45
+MEANS_SUPPORTED = 0.45  # closeness of sentence and evidence (Matcher F): says the same in other words
+MEANS_PARTIAL = 0.35
 EVIDENCE_MEANING = 0.5  # weight of the cosine beside the term share when choosing the passage
 MAX_LINES = 3
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?(?![\w])")
@@ -100,8 +101,27 @@ def _one(_: str) -> float:
     return 1.0
 
 
-def find_evidence(sentence: str, source: Source, weight: Callable[[str], float] = _one) -> Evidence | None:
-    """The passage of ``source`` sharing most of ``sentence``'s (weighted) terms (shorter wins a tie), or None."""
+def meaning_matcher(sources: Iterable[Source]) -> Matcher | None:
+    """A ``Matcher`` over the statements of ``sources`` (tokens weighted by their rarity among them), or None
+    without the embedding model."""
+    model = semantic_model()
+    if model is None:
+        return None
+    return model.matcher([st for s in sources for st in statements(source_text(s))])
+
+
+def _closeness(sentence: str, texts: Sequence[str], source: Source, matcher: Matcher | None) -> list[float]:
+    """How closely each text says what ``sentence`` says (``Matcher`` F; zeros without the model)."""
+    matcher = matcher or meaning_matcher([source])
+    if matcher is None:
+        return [0.0] * len(texts)
+    return [max(0.0, float(c)) for c in matcher.compare(sentence, texts)]
+
+
+def find_evidence(sentence: str, source: Source, weight: Callable[[str], float] = _one,
+                  matcher: Matcher | None = None) -> Evidence | None:
+    """The passage of ``source`` that best supports ``sentence``: most of its (weighted) terms and closest
+    in meaning (``matcher``: over all sources of the answer, else over this one); shorter wins a tie."""
     text = source_text(source)
     spans = _spans(source)
     if not spans:
@@ -110,9 +130,7 @@ def find_evidence(sentence: str, source: Source, weight: Callable[[str], float] 
     width = 2 if isinstance(source, FaqSource) else MAX_LINES
     windows = [(i, j) for i in range(len(spans)) for j in range(i, min(i + width, len(spans)))]
     # meaning counts by the closest unit of a window: a line added around it (the title) adds no meaning
-    model = semantic_model()
-    cosines = ([max(0.0, float(c)) for c in model.similarities(sentence, [text[a:b] for a, b in spans])]
-               if model is not None else [0.0] * len(spans))
+    cosines = _closeness(sentence, [text[a:b] for a, b in spans], source, matcher)
     best: tuple[float, int, int, int] | None = None  # (score, -length, start, end)
     for i, j in windows:
         start, end = spans[i][0], spans[j][1]
@@ -136,7 +154,7 @@ def term_weights(sources: Iterable[Source]) -> Callable[[str], float]:
 
 
 def judge_support(sentence: str, evidence: Evidence | None, source: Source,
-                  weight: Callable[[str], float] | None = None) -> Support:
+                  weight: Callable[[str], float] | None = None, matcher: Matcher | None = None) -> Support:
     """The verdict: the (weighted) share of the sentence's terms in the evidence or, for a sentence in other
     words, how close in meaning sentence and evidence are; and the sentence's numbers in the source.
     ``weight`` (e.g. ``term_weights`` of all sources of the answer) lets rare terms count more."""
@@ -152,7 +170,7 @@ def judge_support(sentence: str, evidence: Evidence | None, source: Source,
     shared = ", ".join(list(words)[:6]) or "nothing"
     reason = f"shares {len(found)} of {len(wanted)} terms ({shared})"
     model = semantic_model()
-    meaning = model.similarity(sentence, evidence.text) if model is not None else 0.0
+    meaning = _closeness(sentence, [evidence.text], source, matcher)[0] if model is not None else 0.0
     if model is not None:
         reason += f"; meaning {meaning:.2f}"
     if missing_numbers:

@@ -24,7 +24,15 @@ from ..llm.config import KeywordStrategy
 from ..sources import FaqSource, Source
 from ..text import sentences
 from . import enrich as enrich_mod
-from .evidence import Evidence, Support, find_evidence, judge_support, sentence_before, term_weights
+from .evidence import (
+    Evidence,
+    Support,
+    find_evidence,
+    judge_support,
+    meaning_matcher,
+    sentence_before,
+    term_weights,
+)
 from .judge import ModelJudge
 from .languages import LanguageChoice
 from .model_calls import NO_DEADLINE, Deadline, ModelCall, ModelCalls, RoleModel
@@ -143,14 +151,15 @@ def rewrite(run: PassRun) -> dict[str, Any]:
 def evidence(run: PassRun) -> dict[str, Any]:
     entries = run.serialized.by_seq()
     weight = term_weights(e.source for e in run.serialized.entries)
+    matcher = meaning_matcher(e.source for e in run.serialized.entries)
     parts = sentences(run.answer)  # once per answer, not once per marker
     for ins in run.placement.insertions:
         if ins.seq in run.evidence:
             continue
         sentence = sentence_before(run.answer, ins.offset, parts)
         source = entries[ins.seq].source
-        found = find_evidence(sentence, source, weight)
-        verdict = judge_support(sentence, found, source, weight)
+        found = find_evidence(sentence, source, weight, matcher)
+        verdict = judge_support(sentence, found, source, weight, matcher)
         if run.judge is not None:
             verdict = run.judge.judge(run.trace, sentence, found, source, verdict)
         run.evidence[ins.seq] = (sentence, found, verdict)

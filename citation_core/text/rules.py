@@ -37,10 +37,13 @@ _VERB_CONTEXT = {"en": "we you they i to can will must should may does do did ca
 
 
 def verbs_in(source: str, lang: str) -> set[str]:
-    """Words the source uses as verbs: those right after a pronoun or "to" ("we split", "to divide")."""
+    """Words the source uses as verbs: those right after a pronoun or "to" ("we split", "to divide"); after a
+    participle "to" is a preposition ("compiled to bytecode", "mapped to a slot")."""
     context = set(_VERB_CONTEXT.get(lang, "").split())
     toks = tokens(source)
-    return {b for a, b in zip(toks, toks[1:], strict=False) if a in context and b not in stop_words(lang)}
+    return {b for before, a, b in zip(["", *toks], toks, toks[1:], strict=False)
+            if a in context and b not in stop_words(lang)
+            and not (lang == "en" and a == "to" and len(before) > 4 and before.endswith("ed"))}
 
 
 def keyword_problems(keyword: str, source: str, used: Sequence[str] = (), lang: str | None = None) -> list[str]:

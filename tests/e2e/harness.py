@@ -241,8 +241,19 @@ def luminance(rgb: list[float]) -> float:
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
 
-def contrast(locator: Any) -> tuple[float, float]:
-    """The WCAG contrast ratio of an element's text against what is behind it, and that background's luminance."""
+def contrast(locator: Any, settle: float = 10.0) -> tuple[float, float]:
+    """The WCAG contrast ratio of an element's text against what is behind it, and that background's luminance.
+
+    Read once the colours have settled (the same in reads 150 ms apart): a chip drawn a moment ago may
+    still be taking its theme's colours or finishing a 120 ms transition, most visibly on a loaded
+    machine, and a reader sees the settled colours."""
     seen = locator.evaluate(SEEN_COLOURS)
+    deadline = time.monotonic() + settle
+    while time.monotonic() < deadline:
+        time.sleep(0.15)
+        again = locator.evaluate(SEEN_COLOURS)
+        if again == seen:
+            break
+        seen = again
     fg, bg = luminance(seen["fg"]), luminance(seen["bg"])
     return round((max(fg, bg) + 0.05) / (min(fg, bg) + 0.05), 2), round(bg, 3)
