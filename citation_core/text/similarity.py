@@ -130,8 +130,8 @@ class Matcher:
     statement with its closest token of the query (cosines of the model's token vectors); the two
     averages, each weighted by how rare the token is in the pool (idf), give recall and precision, and
     their harmonic mean (F, as BERTScore computes it) is the score. On sentences written in other words it
-    picks the right statement far more often than the cosine of mean vectors (measured in
-    ``bench/embedding_candidates.md``): "upper case" meets "capitals" even when the rest of the sentence
+    picks the right statement far more often than the cosine of mean vectors (README "Meaning"): "upper
+    case" meets "capitals" even when the rest of the sentence
     differs. Token similarities are taken from one product of the query with the pool's distinct
     tokens, so a pool of thousands of statements costs one small matrix per query.
     """
