@@ -74,7 +74,7 @@ class StaticEmbedding:
         if not missing:
             return out
         keys = list(missing)
-        encoded = self.tokenizer.encode_batch([_clean(t) for t in keys], add_special_tokens=False)
+        encoded = [self._encode(t) for t in keys]
         vocab = self.table.shape[0]
         fresh: list[tuple[str, np.ndarray]] = []
         for key, enc in zip(keys, encoded, strict=True):
@@ -109,8 +109,13 @@ class StaticEmbedding:
 
     def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
         vocab = self.table.shape[0]
-        encoded = self.tokenizer.encode_batch([_clean(t) for t in texts], add_special_tokens=False)
-        return [[i for i in enc.ids if 0 <= i < vocab] for enc in encoded]
+        return [[i for i in self._encode(t).ids if 0 <= i < vocab] for t in texts]
+
+    def _encode(self, text: str) -> Any:
+        """One text's tokens. ``encode`` runs in the calling thread; ``encode_batch`` would hand the work to
+        the tokenizer's own thread pool, which the app's session threads and the two citation passes would
+        share (and a static model's texts are short: the pool buys nothing)."""
+        return self.tokenizer.encode(_clean(text), add_special_tokens=False)
 
     def token_vectors(self, ids: np.ndarray) -> np.ndarray:
         """Unit vectors of the given token ids (float32)."""
