@@ -70,7 +70,9 @@ PAGES = {  # navigation label: text that shows once the page has drawn its top
 TARGETS = {  # (metric, limit): what the figures should stay within
     "first render, server CPU (s)": 3.0,
     "first ask, server CPU (s)": 0.8,
-    "peak RSS after 5 asks (MiB)": 130.0,
+    # 130 MiB before meaning; the embedding model adds about 44 (its token table 15, the Llama 2 tokenizer 20,
+    # safetensors and the course's statement vectors the rest), measured side by side with it off
+    "peak RSS after 5 asks (MiB)": 175.0,
     "Chip preview interactive (s)": 3.0,
     "Language QA interactive (s)": 3.0,
     "Library interactive (s)": 3.0,
