@@ -23,7 +23,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from citation_core.pipeline.evidence import find_evidence, judge_support, meaning_matcher, term_weights
+from citation_core.pipeline.evidence import evidence_and_support, find_evidence, meaning_matcher, term_weights
 from citation_core.text import stems
 
 from .quality import LOW_OVERLAP, load_eval, material_of, pool, source_key, unit_id
@@ -79,8 +79,7 @@ def evaluate(seed: int = 11, split: str = "dev") -> Counts:
             wrong_pool = [s for k, s in by_key.items() if k not in sentence["gold"]]
             wrong = rng.choice(wrong_pool)
             for source, is_right in ((right, True), (wrong, False)):
-                found = find_evidence(text, source, weight, matcher)
-                flagged = judge_support(text, found, source, weight, matcher).verdict == "unsupported"
+                flagged = evidence_and_support(text, source, weight, matcher)[1].verdict == "unsupported"
                 if is_right:
                     counts.right_flagged += flagged
                     counts.right_kept += not flagged

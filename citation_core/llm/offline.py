@@ -56,10 +56,8 @@ UNSEEN = 0.6  # weight of a sentence word no source has, relative to a word only
 SEM_POOL = 40  # sources a sentence is compared with by meaning: all of a small pool, else those sharing most terms
 SEM_MAX_CHARS = 300_000  # sources longer in all, or more of them, are placed by their terms alone
 SEM_MAX_SOURCES = 150
-LEAD_BY_MEANING = True  # of the sources a sentence cites, the one closest in terms and meaning leads
 SEM_ALONE = 0.33  # a source cited by meaning alone has a statement at least this close (Matcher's F)
 SEM_MARGIN = 0.035  # and is that much closer than any source saying something else (not the topic, the claim)
-SEM_SHARED = True  # and shares at least one term with the sentence
 
 
 def _doc_terms(sources: Sequence[Mapping[str, str]]) -> list[tuple[str, set[str]]]:
@@ -157,16 +155,16 @@ def _supporting(lexical: Mapping[int, float], passed: set[int], cosines: Mapping
 
     Shared terms decide which sources pass and in which order, as without meaning. A sentence no source
     passes by its terms (a paraphrase) is cited to the one source one of whose statements says what it
-    says: at least ``alone`` close in
-    meaning, and ``SEM_MARGIN`` closer than every source that says something else. Topic-level
+    says: at least ``alone`` close in meaning, ``SEM_MARGIN`` closer than every source that says
+    something else, and sharing at least one term with the sentence. Topic-level
     closeness (every slide of a deck is "about" its topic) passes neither.
     """
     chosen = set(passed)
     if not chosen and cosines and alone is not None:
         best = max(cosines, key=lambda i: (cosines[i], -i))
         rivals = [c for j, c in cosines.items() if j != best and docs[j][1] != docs[best][1]]
-        if cosines[best] >= alone and cosines[best] - max(rivals, default=0.0) >= SEM_MARGIN and (
-                lexical.get(best, 0.0) > 0 or not SEM_SHARED):
+        if (cosines[best] >= alone and cosines[best] - max(rivals, default=0.0) >= SEM_MARGIN
+                and lexical.get(best, 0.0) > 0):
             chosen.add(best)
     return sorted(((lexical.get(i, 0.0), i) for i in chosen), key=lambda s: (-s[0], s[1]))
 

@@ -8,16 +8,7 @@ from ..contract import SourceRef, parse, strip_markers
 from ..errors import MarkerError
 from ..sources import PageChunk, Source, Sources, TranscriptSegment
 from ..text.similarity import Matcher
-from .evidence import (
-    Audit,
-    Evidence,
-    Support,
-    find_evidence,
-    judge_support,
-    meaning_matcher,
-    sentence_before,
-    term_weights,
-)
+from .evidence import Audit, Evidence, Support, evidence_and_support, meaning_matcher, sentence_before, term_weights
 from .judge import ModelJudge
 from .trace import Trace
 
@@ -41,9 +32,7 @@ def best_support(sentence: str, candidates: Sequence[Source], weight: Callable[[
                  matcher: Matcher | None = None) -> tuple[Evidence | None, Support]:
     best: tuple[Evidence | None, Support] | None = None
     for source in candidates:
-        found = (find_evidence(sentence, source, weight, matcher) if weight
-                 else find_evidence(sentence, source, matcher=matcher))
-        verdict = judge_support(sentence, found, source, weight, matcher)
+        found, verdict = evidence_and_support(sentence, source, weight, matcher)
         if best is None or verdict.score > best[1].score:
             best = (found, verdict)
     return best or (None, Support("unsupported", 0.0, "the cited source is not among the given sources"))
@@ -53,8 +42,8 @@ def audit(answer: str, sources: Sources | Iterable[Source], judge: ModelJudge | 
           trace: Trace | None = None) -> list[Audit]:
     """One audit per final or stored marker of ``answer``, in order; ``judge`` (optional) gives the verdicts."""
     given = sources if isinstance(sources, Sources) else Sources.of(sources)
-    weight = term_weights([*given.lecture, *given.faqs])
-    matcher = meaning_matcher([*given.lecture, *given.faqs])
+    every = [*given.lecture, *given.faqs]
+    weight, matcher = term_weights(every), meaning_matcher(every)
     out: list[Audit] = []
     for index, m in enumerate(parse(answer, "stored")):
         try:

@@ -30,7 +30,7 @@ SUPPORTED = 0.5  # share of the sentence's terms the evidence holds
 PARTIAL = 0.25
 MEANS_SUPPORTED = 0.45  # closeness of sentence and evidence (Matcher F): says the same in other words
 MEANS_PARTIAL = 0.35
-EVIDENCE_MEANING = 0.5  # weight of the cosine beside the term share when choosing the passage
+EVIDENCE_MEANING = 0.5  # weight of the closeness in meaning beside the term share when choosing the passage
 MAX_LINES = 3
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?(?![\w])")
 _LINE = re.compile(r"[^\n]+")
@@ -180,6 +180,15 @@ def judge_support(sentence: str, evidence: Evidence | None, source: Source,
     if score >= PARTIAL or meaning >= MEANS_PARTIAL:
         return Support("partial", max(score, round(meaning, 2) if meaning >= MEANS_PARTIAL else 0.0), reason)
     return Support("unsupported", score, reason)
+
+
+def evidence_and_support(sentence: str, source: Source, weight: Callable[[str], float] | None = None,
+                         matcher: Matcher | None = None) -> tuple[Evidence | None, Support]:
+    """The passage of ``source`` that supports ``sentence`` and the verdict on it, both weighed by ``weight``
+    (term rarity over the answer's sources) and ``matcher`` (meaning over them): ``find_evidence``, then
+    ``judge_support``."""
+    found = find_evidence(sentence, source, weight or _one, matcher)
+    return found, judge_support(sentence, found, source, weight, matcher)
 
 
 def sentence_before(answer: str, offset: int, parts: Sequence[Sentence] | None = None) -> str:

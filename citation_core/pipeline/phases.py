@@ -24,15 +24,7 @@ from ..llm.config import KeywordStrategy
 from ..sources import FaqSource, Source
 from ..text import sentences
 from . import enrich as enrich_mod
-from .evidence import (
-    Evidence,
-    Support,
-    find_evidence,
-    judge_support,
-    meaning_matcher,
-    sentence_before,
-    term_weights,
-)
+from .evidence import Evidence, Support, evidence_and_support, meaning_matcher, sentence_before, term_weights
 from .judge import ModelJudge
 from .languages import LanguageChoice
 from .model_calls import NO_DEADLINE, Deadline, ModelCall, ModelCalls, RoleModel
@@ -158,8 +150,7 @@ def evidence(run: PassRun) -> dict[str, Any]:
             continue
         sentence = sentence_before(run.answer, ins.offset, parts)
         source = entries[ins.seq].source
-        found = find_evidence(sentence, source, weight, matcher)
-        verdict = judge_support(sentence, found, source, weight, matcher)
+        found, verdict = evidence_and_support(sentence, source, weight, matcher)
         if run.judge is not None:
             verdict = run.judge.judge(run.trace, sentence, found, source, verdict)
         run.evidence[ins.seq] = (sentence, found, verdict)
