@@ -122,8 +122,12 @@ class StoredMarker:
 
 
 def parse_version_field(value: str) -> tuple[VersionKind, int] | None:
+    """``("a", 3)`` for ``va3``; None when ``value`` is no version field; MarkerError for a version of more
+    than 18 digits."""
     m = _VERSION.fullmatch(value)
     if not m:
         return None
+    if len(m.group(2)) > 18:
+        raise MarkerError("version: a number of more than 18 digits")
     kind: VersionKind = "a" if m.group(1) == "a" else "t"
     return kind, int(m.group(2))

@@ -28,6 +28,7 @@ CLIENT_RE = re.compile(
     r"\[cite:([LF]):([^:\[\]]+):([^:\[\]]*):([^:\[\]]*):([^:\[\]]*):([^:\[\]]*):([^\[\]]*)\]"
 )
 _VERSION_TAIL = re.compile(r":(v[at][0-9]+)\Z")
+MAX_NUMBER_DIGITS = 18  # a page or second of a marker; longer numbers are no position (and cost to convert)
 
 
 @dataclass(frozen=True)
@@ -49,17 +50,21 @@ class MarkerMatch:
         return d
 
     def source_ref(self) -> SourceRef:
-        """The typed reference; raises MarkerError when a field is not a whole number."""
+        """The typed reference; raises MarkerError naming the field when a page, start or end is not a whole
+        number (ASCII digits) of at most ``MAX_NUMBER_DIGITS`` digits."""
 
-        def num(v: str | None) -> int | None:
+        def num(field: str, v: str | None) -> int | None:
             if v is None or v == "":
                 return None
-            if not v.isdigit():
-                raise MarkerError(f"not a whole number: {v!r}")
+            if not (v.isascii() and v.isdigit()):
+                shown = v if len(v) <= 20 else v[:20] + "…"
+                raise MarkerError(f"{field}: not a whole number: {shown!r}")
+            if len(v) > MAX_NUMBER_DIGITS:
+                raise MarkerError(f"{field}: a number of more than {MAX_NUMBER_DIGITS} digits")
             return int(v)
 
         t: Literal["L", "F"] = "F" if self.type == "F" else "L"
-        return SourceRef(t, self.entity_id, num(self.page), num(self.start), num(self.end))
+        return SourceRef(t, self.entity_id, num("page", self.page), num("start", self.start), num("end", self.end))
 
 
 def _iris(text: str) -> list[MarkerMatch]:
