@@ -4,6 +4,8 @@
     >>> result = cite(answer, Sources.load(Path("sources.json")), language="de")
     >>> result.answer, result.citations, result.failures, result.traces
 
+``sources`` is a ``Sources``, a list of source records, or the sources JSON mapping (``{"lecture":
+{"pages": […], "transcriptions": […]}, "faqs": […]}``); ``Sources.load`` takes a ``Path`` or a ``str``.
 ``CitationPipeline(placement=…, enrichment=…, prompts=…)`` takes the models of its roles;
 ``CitationPipeline.from_config(load_config(folder), variant)`` builds it from ``llm_config.yml`` and
 ``application.yml``. Every error the library raises is in ``citation_core.errors``.

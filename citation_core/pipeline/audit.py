@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from ..contract import SourceRef, parse, strip_markers
-from ..errors import MarkerError
-from ..sources import PageChunk, Source, Sources, TranscriptSegment
+from ..errors import InputError, MarkerError
+from ..sources import PageChunk, Source, Sources, TranscriptSegment, as_sources
 from ..text.similarity import Matcher
 from .evidence import Audit, Evidence, Support, evidence_and_support, meaning_matcher, sentence_before, term_weights
 from .judge import ModelJudge
@@ -38,10 +39,13 @@ def best_support(sentence: str, candidates: Sequence[Source], weight: Callable[[
     return best or (None, Support("unsupported", 0.0, "the cited source is not among the given sources"))
 
 
-def audit(answer: str, sources: Sources | Iterable[Source], judge: ModelJudge | None = None,
+def audit(answer: str, sources: Sources | Mapping[str, Any] | Iterable[Source], judge: ModelJudge | None = None,
           trace: Trace | None = None) -> list[Audit]:
-    """One audit per final or stored marker of ``answer``, in order; ``judge`` (optional) gives the verdicts."""
-    given = sources if isinstance(sources, Sources) else Sources.of(sources)
+    """One audit per final or stored marker of ``answer``, in order; ``judge`` (optional) gives the verdicts.
+    ``sources``: ``Sources``, source records, or the sources JSON mapping (``Sources.from_json``)."""
+    if not isinstance(answer, str):
+        raise InputError(f"audit: answer: expected str, got {type(answer).__name__}")
+    given = as_sources(sources, "audit: sources")
     every = [*given.lecture, *given.faqs]
     weight, matcher = term_weights(every), meaning_matcher(every)
     out: list[Audit] = []

@@ -8,16 +8,16 @@ run, so several runs may share one pipeline object at once.
 from __future__ import annotations
 
 import queue
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
 from ..contract import SourceRef, insert_at
-from ..errors import PlacementError
-from ..llm.config import CITATION_PIPELINE, KeywordStrategy, LlmConfig, PassOrder
+from ..errors import InputError, PlacementError
+from ..llm.config import CITATION_PIPELINE, KeywordStrategy, LlmConfig, ModelConfig, PassOrder
 from ..llm.factory import create_model
-from ..sources import FaqSource, LectureSource, Source, Sources
+from ..sources import FaqSource, LectureSource, Source, Sources, as_sources, check_source
 from .evidence import Evidence, Support
 from .judge import ModelJudge
 from .languages import choose_language
@@ -114,6 +114,7 @@ class CitationPipeline:
     ``placement`` serves the placement call, ``enrichment`` the keywords and summaries (default: the
     placement model). A model is a ``ModelConfig`` (every task gets a fresh client), a ``ChatModel``
     object (used for every task; it must be thread-safe), or ``None`` for the embedded offline model.
+    Arguments of another type or value raise ``InputError`` naming the argument.
     """
 
     def __init__(
@@ -130,6 +131,21 @@ class CitationPipeline:
         phases: Sequence[Phase] = PHASES,
         factory: ModelFactory = create_model,
     ) -> None:
+        where = "CitationPipeline"
+        for name, model in (("placement", placement), ("enrichment", enrichment), ("judge", judge)):
+            _check_model(model, f"{where}: {name}")
+        _check_choice(keyword_strategy, KEYWORD_STRATEGIES, f"{where}: keyword_strategy")
+        _check_choice(pass_order, PASS_ORDERS, f"{where}: pass_order")
+        if not isinstance(variant, str):
+            raise InputError(f"{where}: variant: expected str, got {type(variant).__name__}")
+        if prompts is not None and not isinstance(prompts, Prompts):
+            raise InputError(f"{where}: prompts: expected Prompts or None, got {type(prompts).__name__}")
+        if deadline_seconds is not None and (isinstance(deadline_seconds, bool) or not isinstance(
+                deadline_seconds, int | float) or not 0 < deadline_seconds < 86_400):
+            raise InputError(f"{where}: deadline_seconds: expected seconds > 0 (or None), got "
+                             f"{_shown(deadline_seconds)}")
+        if not callable(factory):
+            raise InputError(f"{where}: factory: expected a callable, got {type(factory).__name__}")
         self.placement = RoleModel.of(placement, variant, factory)
         self.enrichment = RoleModel.of(placement if enrichment is None else enrichment, "default", factory)
         self.prompts = prompts or Prompts.default()
@@ -152,7 +168,13 @@ class CitationPipeline:
         phases: Sequence[Phase] = PHASES,
         factory: ModelFactory = create_model,
     ) -> CitationPipeline:
-        """The pipeline ``application.yml`` describes for ``variant`` (keyword_summary always via default)."""
+        """The pipeline ``application.yml`` describes for ``variant`` (keyword_summary always via default).
+        ``config``: ``load_config(folder)`` or ``default_config()``."""
+        if not isinstance(config, LlmConfig):
+            raise InputError(f"CitationPipeline.from_config: config: expected LlmConfig (load_config(folder) or "
+                             f"default_config()), got {type(config).__name__}")
+        if keyword_strategy is not None:
+            _check_choice(keyword_strategy, KEYWORD_STRATEGIES, "CitationPipeline.from_config: keyword_strategy")
         return cls(
             config.resolve(CITATION_PIPELINE, variant, "chat"),
             config.resolve(CITATION_PIPELINE, variant, "keyword_summary"),
@@ -169,12 +191,16 @@ class CitationPipeline:
     def __call__(
         self,
         answer: str,
-        sources: Sources | Iterable[Source],
+        sources: Sources | Mapping[str, Any] | Iterable[Source],
         *,
         language: str | None = None,
         progress: ProgressCallback | None = None,
     ) -> CitationResult:
         """The FAQ pass and the lecture pass over ``answer``.
+
+        ``sources``: ``Sources``, source records, or the sources JSON mapping (``Sources.from_json``); a
+        record whose fields cannot make a marker, and an answer or language of another type, raise
+        ``InputError`` (``SourcesError`` for the sources) naming the argument.
 
         ``pass_order="parallel"`` runs both at once on the original answer and merges their markers by
         offset (an FAQ marker first where both cite the same spot); ``"faq_then_lecture"`` runs the
@@ -183,8 +209,8 @@ class CitationPipeline:
         failure in that pass's trace. Both passes share one deadline: a call it would cut fails like any
         model call (and is reported so), the answer is kept.
         """
+        given = _checked_call(answer, sources, language, "CitationPipeline")
         deadline = Deadline.after(self.deadline_seconds)
-        given = sources if isinstance(sources, Sources) else Sources.of(sources)
         passes: list[tuple[PassKind, Sequence[Source]]] = []
         if given.faqs:
             passes.append(("faq", given.faqs))
@@ -251,6 +277,13 @@ class CitationPipeline:
         deadline: Deadline | None = None,
     ) -> PassResult:
         """One pass over ``answer``; raises ``PlacementError`` (with the trace) when placement fails."""
+        where = "CitationPipeline.run_pass"
+        _check_text_args(answer, language, where)
+        if isinstance(sources, str | bytes | Mapping | Sources) or not isinstance(sources, Iterable):
+            raise InputError(f"{where}: sources: expected a sequence of source records, got {type(sources).__name__}")
+        sources = list(sources)
+        for i, source in enumerate(sources):
+            check_source(source, f"{where}: sources[{i}]")
         trace = Trace(kind, progress)
         lang = choose_language(language)
         if lang.warning:
@@ -283,12 +316,16 @@ class CitationPipeline:
 
 def cite(
     answer: str,
-    sources: Sources | Iterable[Source],
+    sources: Sources | Mapping[str, Any] | Iterable[Source],
     *,
-    language: str = "en",
+    language: str | None = "en",
     model: ModelLike = None,
 ) -> CitationResult:
     """Cite ``answer`` from ``sources`` with ``model`` (default: the embedded offline model).
+
+    ``sources``: ``Sources``, source records (``PageChunk``, ``TranscriptSegment``, ``FaqSource``), or the
+    sources JSON mapping (``{"lecture": {"pages": [...], "transcriptions": [...]}, "faqs": [...]}``). Any
+    other type or a record that cannot make a marker raises ``InputError`` (``SourcesError``) naming it.
 
     >>> from citation_core import cite, Sources
     >>> from citation_core.sources import PageChunk
@@ -297,4 +334,45 @@ def cite(
     >>> result.answer.startswith("Merge sort splits the list into halves.[cite:L:7:1:::")
     True
     """
-    return CitationPipeline(model)(answer, sources, language=language)
+    given = _checked_call(answer, sources, language, "cite")
+    _check_model(model, "cite: model")
+    return CitationPipeline(model)(answer, given, language=language)
+
+
+KEYWORD_STRATEGIES: tuple[KeywordStrategy, ...] = ("batched", "sequential")
+PASS_ORDERS: tuple[PassOrder, ...] = ("parallel", "faq_then_lecture")
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _check_choice(value: object, choices: tuple[str, ...], where: str) -> None:
+    if not isinstance(value, str) or value not in choices:
+        raise InputError(f"{where}: expected one of {', '.join(map(repr, choices))}, got {_shown(value)}")
+
+
+def _check_model(model: object, where: str) -> None:
+    """A model is None, a ``ModelConfig`` or a ``ChatModel`` (``complete`` and the attributes the trace names)."""
+    if model is None or isinstance(model, ModelConfig):
+        return
+    if callable(getattr(model, "complete", None)) and all(
+            hasattr(model, a) for a in ("model_id", "model_name", "offline")):
+        return
+    raise InputError(f"{where}: expected a ModelConfig, a ChatModel or None, got {type(model).__name__}")
+
+
+def _check_text_args(answer: object, language: object, where: str) -> None:
+    if not isinstance(answer, str):
+        raise InputError(f"{where}: answer: expected str, got {type(answer).__name__}")
+    if language is not None and not isinstance(language, str):
+        raise InputError(f"{where}: language: expected a language code such as 'de' (or None), got "
+                         f"{type(language).__name__}")
+
+
+def _checked_call(answer: object, sources: object, language: object, where: str) -> Sources:
+    """The checked arguments of a citation call: ``answer`` a str, ``language`` a str or None, ``sources``
+    as ``Sources`` (``as_sources``)."""
+    _check_text_args(answer, language, where)
+    return as_sources(sources, f"{where}: sources")
