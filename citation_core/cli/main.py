@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from ..contract import PATTERN_NAMES, parse
-from ..errors import CitationStudioError, InputError
+from ..errors import CitationStudioError, InputError, MarkerError
 from ..llm.config import VARIANTS, LlmConfig, default_config, load_config
 
 EXIT_BAD_INPUT = 2
@@ -93,7 +93,10 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
     sources = Sources.load(Path(args.sources))
     judge = CitationPipeline.from_config(_config(args)).judge  # the judge role, when application.yml has one
-    audits = audit(_read_text(args.answer, "answer"), sources, judge)
+    try:  # a marker that breaks the contract is bad input: one line naming the file and the marker
+        audits = audit(_read_text(args.answer, "answer"), sources, judge, strict=True)
+    except MarkerError as exc:
+        raise MarkerError(f"{args.answer}: {exc}") from None
     if args.json:
         _emit({"audits": [a.to_json() for a in audits]})
         return 0

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -122,10 +123,17 @@ def find_evidence(sentence: str, source: Source, weight: Callable[[str], float] 
                   matcher: Matcher | None = None) -> Evidence | None:
     """The passage of ``source`` that best supports ``sentence``: most of its (weighted) terms and closest
     in meaning (``matcher``: over all sources of the answer, else over this one); shorter wins a tie."""
+    return _find_evidence(sentence, source, weight, matcher)[0]
+
+
+def _find_evidence(sentence: str, source: Source, weight: Callable[[str], float],
+                   matcher: Matcher | None) -> tuple[Evidence | None, float | None]:
+    """``find_evidence`` and, when the passage is one unit, its closeness in meaning to ``sentence`` (what
+    ``judge_support`` would compute again), else None."""
     text = source_text(source)
     spans = _spans(source)
     if not spans:
-        return None
+        return None, None
     wanted = stems(sentence)
     width = 2 if isinstance(source, FaqSource) else MAX_LINES
     windows = [(i, j) for i in range(len(spans)) for j in range(i, min(i + width, len(spans)))]
@@ -142,7 +150,8 @@ def find_evidence(sentence: str, source: Source, weight: Callable[[str], float] 
     _, _, start, end = best
     if best[0] == 0.0:  # nothing in common: the first unit stands for the source
         start, end = spans[0]
-    return Evidence(text[start:end], start, end)
+    unit = next((k for k, span in enumerate(spans) if span == (start, end)), None)
+    return Evidence(text[start:end], start, end), None if unit is None else cosines[unit]
 
 
 def term_weights(sources: Iterable[Source]) -> Callable[[str], float]:
@@ -154,10 +163,12 @@ def term_weights(sources: Iterable[Source]) -> Callable[[str], float]:
 
 
 def judge_support(sentence: str, evidence: Evidence | None, source: Source,
-                  weight: Callable[[str], float] | None = None, matcher: Matcher | None = None) -> Support:
+                  weight: Callable[[str], float] | None = None, matcher: Matcher | None = None,
+                  meaning: float | None = None) -> Support:
     """The verdict: the (weighted) share of the sentence's terms in the evidence or, for a sentence in other
     words, how close in meaning sentence and evidence are; and the sentence's numbers in the source.
-    ``weight`` (e.g. ``term_weights`` of all sources of the answer) lets rare terms count more."""
+    ``weight`` (e.g. ``term_weights`` of all sources of the answer) lets rare terms count more; ``meaning``:
+    the closeness of sentence and evidence when the caller has it already (as ``matcher`` gives it)."""
     wanted = stems(sentence)
     if evidence is None or not wanted:
         return Support("unsupported", 0.0, "the source has no text" if evidence is None else "no terms to check")
@@ -170,7 +181,10 @@ def judge_support(sentence: str, evidence: Evidence | None, source: Source,
     shared = ", ".join(list(words)[:6]) or "nothing"
     reason = f"shares {len(found)} of {len(wanted)} terms ({shared})"
     model = semantic_model()
-    meaning = _closeness(sentence, [evidence.text], source, matcher)[0] if model is not None else 0.0
+    if model is None:
+        meaning = 0.0
+    elif meaning is None:
+        meaning = _closeness(sentence, [evidence.text], source, matcher)[0]
     if model is not None:
         reason += f"; meaning {meaning:.2f}"
     if missing_numbers:
@@ -187,15 +201,26 @@ def evidence_and_support(sentence: str, source: Source, weight: Callable[[str], 
     """The passage of ``source`` that supports ``sentence`` and the verdict on it, both weighed by ``weight``
     (term rarity over the answer's sources) and ``matcher`` (meaning over them): ``find_evidence``, then
     ``judge_support``."""
-    found = find_evidence(sentence, source, weight or _one, matcher)
-    return found, judge_support(sentence, found, source, weight, matcher)
+    found, meaning = _find_evidence(sentence, source, weight or _one, matcher)
+    return found, judge_support(sentence, found, source, weight, matcher, meaning)
 
 
 def sentence_before(answer: str, offset: int, parts: Sequence[Sentence] | None = None) -> str:
-    """The answer sentence a marker at ``offset`` stands behind (markers of its group aside). ``parts``:
-    ``sentences(answer)`` when the caller asks for several offsets of one answer."""
-    before = [s for s in (sentences(answer) if parts is None else parts) if s.start < offset]
-    return before[-1].text if before else answer[:offset].strip()
+    """The answer sentence a marker at ``offset`` stands for: the last sentence that starts before it.
+
+    That is the sentence it stands behind (markers of its group aside; a marker at the start of the next
+    sentence, after the space, too) and, for a marker in the middle of a sentence or of a word, the whole
+    sentence it stands in: a reader takes a citation as backing the statement it sits in, and the words
+    before the marker alone ("Merge sort", "Merge sort divi") would be checked as a claim of their own.
+    Before the first sentence: the text before ``offset``. ``parts``: ``sentences(answer)`` when the caller
+    asks for several offsets of one answer (each look-up is then a binary search)."""
+    parts = sentences(answer) if parts is None else parts
+    i = bisect_left(parts, offset, key=_start)  # the first sentence that starts at or after ``offset``
+    return parts[i - 1].text if i else answer[:offset].strip()
+
+
+def _start(sentence: Sentence) -> int:
+    return sentence.start
 
 
 @dataclass(frozen=True)
