@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import atexit
+import contextlib
 import functools
 import json
 import os
 import ssl
+import threading
 from typing import TYPE_CHECKING, Any
 
 import openai
@@ -28,39 +32,19 @@ def _ssl_context() -> ssl.SSLContext:
     return ssl.create_default_context()
 
 
-@functools.cache
-def _transport(timeout: float) -> Any:
-    """The shared request handler under every task's sync model client (as in Iris).
-
-    One thread-safe connection pool (the SDK's limits: 1,000 connections, 100 kept alive) serves all sync
-    clients. It holds no usage or conversation state: each task still has its own model object and gets
-    its own usage back from each call.
-    """
-    return openai.DefaultHttpxClient(verify=_ssl_context(), timeout=timeout)
-
-
 class OpenAIChatModel:
+    """Calls from any thread, one at a time per caller: each runs on the process's model-call loop
+    (``_CallLoop``) through the one async client of this model there, and is cut when its time is up."""
+
     offline = False
 
     def __init__(self, config: ModelConfig) -> None:
         self.config = config
         self.model_id = config.id
         self.model_name = config.model
-        self._client = openai.OpenAI(
-            base_url=config.base_url,
-            api_key=_api_key(config),
-            timeout=config.timeout,
-            max_retries=config.max_retries,
-            http_client=_transport(config.timeout),
-        )
 
     def complete(self, request: LlmRequest) -> LlmResponse:
-        body, options, timeout = _call(self.config, request)
-        try:
-            resp = self._client.post(_PATH, body=body, options=options, cast_to=ChatCompletion)
-        except openai.OpenAIError as exc:
-            raise _call_error(self.config, exc, timeout) from exc
-        return _response(self.config, resp, body["messages"])
+        return _call_loop().run(self.config, request)
 
     def open_session(self) -> OpenAIChatSession:
         """A new async client, for many calls at once from one event loop (see ``OpenAIChatSession``)."""
@@ -84,24 +68,101 @@ class OpenAIChatSession:
         self.config = config
         self.model_id = config.id
         self.model_name = config.model
-        self._client = openai.AsyncOpenAI(
-            base_url=config.base_url,
-            api_key=_api_key(config),
-            timeout=config.timeout,
-            max_retries=config.max_retries,
-            http_client=openai.DefaultAsyncHttpxClient(verify=_ssl_context(), timeout=config.timeout),
-        )
+        self._client = _async_client(config)
 
     async def complete(self, request: LlmRequest) -> LlmResponse:
-        body, options, timeout = _call(self.config, request)
-        try:
-            resp = await self._client.post(_PATH, body=body, options=options, cast_to=ChatCompletion)
-        except openai.OpenAIError as exc:
-            raise _call_error(self.config, exc, timeout) from exc
-        return _response(self.config, resp, body["messages"])
+        return await _complete(self._client, self.config, request)
 
     async def aclose(self) -> None:
         await self._client.close()
+
+
+def _async_client(config: ModelConfig) -> openai.AsyncOpenAI:
+    return openai.AsyncOpenAI(
+        base_url=config.base_url,
+        api_key=_api_key(config),
+        timeout=config.timeout,
+        max_retries=config.max_retries,
+        http_client=openai.DefaultAsyncHttpxClient(verify=_ssl_context(), timeout=config.timeout),
+    )
+
+
+async def _complete(client: openai.AsyncOpenAI, config: ModelConfig, request: LlmRequest) -> LlmResponse:
+    """One call, retries included, ended after ``_limit`` seconds however the reply arrives.
+
+    The SDK's timeout only bounds each wait for the next bytes: a server that trickles its reply a byte
+    at a time never trips it, so the whole call runs under ``asyncio.wait_for``, which cuts it in flight.
+    """
+    body, options, timeout = _call(config, request)
+    try:
+        resp = await asyncio.wait_for(client.post(_PATH, body=body, options=options, cast_to=ChatCompletion),
+                                      timeout)
+    except TimeoutError:
+        cut = "the citation deadline was reached" if timeout < config.timeout else "timed out"
+        raise ModelCallError(f"model {config.id}: {cut} after {timeout:.3g} s (no complete reply)") from None
+    except openai.OpenAIError as exc:
+        raise _call_error(config, exc, timeout) from exc
+    except ValueError as exc:  # a reply body that is not JSON (cut short, say): json's errors are ValueErrors
+        raise ModelCallError(f"model {config.id}: the reply is not valid JSON ({type(exc).__name__}: "
+                             f"{' '.join(str(exc).split())[:120]})") from exc
+    return _response(config, resp, body["messages"])
+
+
+class _CallLoop:
+    """An event loop in a thread of its own that runs this process's synchronous model calls.
+
+    A call made from any thread is handed to the loop and waited for; on the loop it can be cut at its
+    time limit wherever it is (a blocking read in the caller's thread could not be). Each model has one
+    async client here, made at its first call and reused by every later one, so its connections stay
+    open between calls; all are closed when the process exits.
+    """
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self.loop = asyncio.new_event_loop()
+        self.clients: dict[tuple[ModelConfig, str], openai.AsyncOpenAI] = {}  # touched on the loop only
+        self.thread = threading.Thread(target=self.loop.run_forever, name="model-calls", daemon=True)
+        self.thread.start()
+        atexit.register(self.close)
+
+    def run(self, config: ModelConfig, request: LlmRequest) -> LlmResponse:
+        future = asyncio.run_coroutine_threadsafe(self._complete(config, request), self.loop)
+        try:
+            return future.result()
+        except BaseException:
+            future.cancel()  # the caller gave up (KeyboardInterrupt, say): the call stops too
+            raise
+
+    async def _complete(self, config: ModelConfig, request: LlmRequest) -> LlmResponse:
+        key = (config, _api_key(config))
+        client = self.clients.get(key)
+        if client is None:
+            client = self.clients[key] = _async_client(config)
+        return await _complete(client, config, request)
+
+    def close(self) -> None:
+        if not self.loop.is_running():
+            return
+
+        async def close_all() -> None:
+            await asyncio.gather(*(c.close() for c in self.clients.values()), return_exceptions=True)
+
+        with contextlib.suppress(Exception):
+            asyncio.run_coroutine_threadsafe(close_all(), self.loop).result(timeout=2)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+
+
+_LOOPS: dict[int, _CallLoop] = {}  # one per process (a forked child makes its own)
+_LOOPS_LOCK = threading.Lock()
+
+
+def _call_loop() -> _CallLoop:
+    pid = os.getpid()
+    with _LOOPS_LOCK:
+        loop = _LOOPS.get(pid)
+        if loop is None:
+            loop = _LOOPS[pid] = _CallLoop()
+        return loop
 
 
 def _api_key(config: ModelConfig) -> str:
@@ -115,12 +176,13 @@ _ASKS_FOR_AUTH = "security" in getattr(getattr(openai, "RequestOptions", None), 
 
 
 def _call(config: ModelConfig, request: LlmRequest) -> tuple[dict[str, Any], RequestOptions, float]:
-    """The request body, its options and its timeout.
+    """The request body, its options and the seconds the whole call may take.
 
     The body is plain JSON, so it goes to the chat-completions endpoint through the SDK's ``post``, with
     the SDK's retries, errors, authentication and reply type. ``chat.completions.create`` would first walk
-    these arguments through the SDK's parameter transformer, about half of its CPU per call. A call
-    whose deadline is nearer than this model's timeouts and retries gets one bounded attempt.
+    these arguments through the SDK's parameter transformer, about half of its CPU per call. A call takes
+    at most the model's ``timeout``, retries included; one whose deadline is nearer gets one attempt
+    bounded by the deadline.
     """
     msgs: list[dict[str, Any]] = [{"role": m.role, "content": m.content} for m in request.messages]
     msgs.extend(request.history)
@@ -134,7 +196,7 @@ def _call(config: ModelConfig, request: LlmRequest) -> tuple[dict[str, Any], Req
     if _ASKS_FOR_AUTH:
         options["security"] = {"bearer_auth": True}
     timeout = config.timeout
-    if request.timeout is not None and request.timeout < config.timeout * (config.max_retries + 1):
+    if request.timeout is not None and request.timeout < config.timeout:
         timeout = max(0.05, request.timeout)
         options["timeout"], options["max_retries"] = timeout, 0
     return body, options, timeout
@@ -146,8 +208,19 @@ def _call_error(config: ModelConfig, exc: openai.OpenAIError, timeout: float) ->
     if isinstance(exc, openai.APIStatusError):
         return ModelCallError(f"model {config.id}: HTTP {exc.status_code} from {config.base_url}")
     if isinstance(exc, openai.APIConnectionError):
+        if _cut_short(exc):
+            return ModelCallError(f"model {config.id}: the connection to {config.base_url} closed before the "
+                                  "reply was complete")
         return ModelCallError(f"model {config.id}: cannot connect to {config.base_url}")
     return ModelCallError(f"model {config.id}: {type(exc).__name__}: {exc}")
+
+
+def _cut_short(exc: BaseException) -> bool:
+    """Whether a connection error happened after the connection was made (the reply was cut off).
+
+    Told by the HTTP library's error names (httpx and its forks under the SDK name them alike)."""
+    cause = exc.__cause__ or exc.__context__
+    return type(cause).__name__ in {"RemoteProtocolError", "ReadError"}
 
 
 def _response(config: ModelConfig, resp: Any, messages: list[dict[str, Any]]) -> LlmResponse:

@@ -95,6 +95,11 @@ class Reply:
     completion_tokens: int | None = None  # default: about chars / 4 of content and tool calls
     tool_calls: list[dict[str, Any]] | None = None  # -> finish_reason "tool_calls"
     headers: dict[str, str] | None = None  # extra response headers
+    # Hostile servers: seconds between single bytes of the whole response, status line and headers
+    # included (a reply that trickles in), and a body cut after this many bytes (the connection closes).
+    trickle: float = 0.0
+    cut_after: int | None = None
+    raw_body: bytes | None = None  # sent as the body instead of the completion (a reply that is not JSON)
 
 
 Handler = Callable[[ChatRequest], Reply]
@@ -258,6 +263,7 @@ class _RequestHandler(BaseHTTPRequestHandler):
         owner = self._owner
         body: dict[str, Any] = {}
         extra: dict[str, str] = {}
+        delivery = Reply()
         try:
             parsed = json.loads(raw or b"null")
         except (ValueError, UnicodeDecodeError) as exc:
@@ -271,20 +277,22 @@ class _RequestHandler(BaseHTTPRequestHandler):
                 if answered is None:  # stop() was called while the reply was delayed: drop it
                     self.close_connection = True
                     return
-                status, payload, extra = answered
+                status, payload, extra, delivery = answered
 
         def record() -> None:
             # Recorded just before the response goes out, so the record is there once the client has it.
             owner._record(RecordedRequest(body, headers, started, time.monotonic(), status))
 
-        self._send_json(status, payload, extra, before_send=record)
+        self._send_json(status, payload, extra, before_send=record, delivery=delivery)
 
     def _answer(
         self, owner: LocalChatServer, request: ChatRequest
-    ) -> tuple[int, dict[str, Any], dict[str, str]] | None:
-        """(status, payload, extra headers), or None when the server stopped during the reply's delay."""
+    ) -> tuple[int, dict[str, Any], dict[str, str], Reply] | None:
+        """(status, payload, extra headers, the reply for how it is sent), or None when the server stopped
+        during the reply's delay."""
+        plain = Reply()
         if request.get("stream"):
-            return 400, _error_body(400, "streaming is not supported"), {}
+            return 400, _error_body(400, "streaming is not supported"), {}, plain
         try:
             reply = owner.handler(request)
             if not isinstance(reply, Reply):
@@ -293,12 +301,12 @@ class _RequestHandler(BaseHTTPRequestHandler):
                 raise ValueError(f"invalid reply status {reply.status}")
             payload = _completion_body(request, reply) if reply.status == 200 else None
         except Exception as exc:  # noqa: BLE001 - reported to the client as a 500
-            return 500, _error_body(500, f"handler error: {type(exc).__name__}: {exc}"), {}
+            return 500, _error_body(500, f"handler error: {type(exc).__name__}: {exc}"), {}, plain
         if reply.delay > 0 and owner._stopping.wait(reply.delay):
             return None
         if payload is None:
             payload = _error_body(reply.status, reply.content)
-        return reply.status, payload, dict(reply.headers or {})
+        return reply.status, payload, dict(reply.headers or {}), reply
 
     # -- I/O
 
@@ -315,21 +323,45 @@ class _RequestHandler(BaseHTTPRequestHandler):
         payload: dict[str, Any],
         extra: dict[str, str] | None = None,
         before_send: Callable[[], None] | None = None,
+        delivery: Reply | None = None,
     ) -> None:
         data = json.dumps(payload).encode("utf-8")
+        if delivery is not None and delivery.raw_body is not None:
+            data = delivery.raw_body
         if before_send is not None:
             before_send()
+        trickle = delivery.trickle if delivery is not None else 0.0
+        cut = delivery.cut_after if delivery is not None else None
         try:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
             for name, value in (extra or {}).items():
                 self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(data)
+            if trickle > 0:
+                buffered: list[bytes] = getattr(self, "_headers_buffer", [])  # what end_headers would send
+                self._trickle(b"".join(buffered) + b"\r\n", trickle)
+                buffered.clear()
+            else:
+                self.end_headers()
+            if cut is not None:
+                data, self.close_connection = data[:max(0, cut)], True
+            if trickle > 0:
+                self._trickle(data, trickle)
+            else:
+                self.wfile.write(data)
             self.wfile.flush()
         except OSError:
             self.close_connection = True  # the client went away (it timed out, say)
+
+    def _trickle(self, data: bytes, pause: float) -> None:
+        """Write ``data`` one byte at a time, ``pause`` seconds apart, until the server stops."""
+        for i in range(len(data)):
+            self.wfile.write(data[i:i + 1])
+            self.wfile.flush()
+            if self._owner._stopping.wait(pause):
+                self.close_connection = True
+                raise OSError("the server stopped")
 
 
 def max_overlap(requests: Sequence[RecordedRequest],
