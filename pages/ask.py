@@ -248,7 +248,8 @@ def viewer() -> None:
             st.markdown(f"<div data-testid='viewer-caption' style='text-align:center;font-weight:600'>"
                         f"{html.escape(caption)}</div>", unsafe_allow_html=True)
             ss[W_SECOND] = float(state.second)
-            st.number_input("Open at second", 0.0, step=1.0, key=W_SECOND,
+            last = vs.MAX_SECOND if unit_info.length is None else min(vs.MAX_SECOND, unit_info.length)
+            st.number_input("Open at second", 0.0, max(last, float(state.second)), step=1.0, key=W_SECOND,
                             on_change=lambda: _apply(vs.select_second, ss[W_SECOND]))
             if um.transcript is not None:
                 cited = (evidence_cues(um.transcript.cues, state.second, state.until, state.evidence)

@@ -35,6 +35,7 @@ class UnitInfo:
     pages: int = 0  # pages of the deck, 0 without a deck
     has_video: bool = False
     hidden: frozenset[int] = frozenset()  # deck pages the instructor hid (never opened)
+    length: float | None = None  # seconds the video is known to run (its transcript's end), None: not known
 
     @property
     def visible_pages(self) -> tuple[int, ...]:
@@ -147,12 +148,21 @@ def _clamp_page(unit: UnitInfo, page: int) -> int:
     return min(visible, key=lambda p: (abs(p - page), p < page))
 
 
-def _second(value: object) -> float:
+# The latest second any video opens at (a day): a player's start time is a 32-bit integer, and a URL can say
+# 2147483648 or 1e308.
+MAX_SECOND = 86_400.0
+
+
+def _second(value: object, unit: UnitInfo | None = None) -> float:
+    """A second to open the video at: a number from 0 to the video's known length (else ``MAX_SECOND``)."""
     try:
         second = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return 0.0
-    return second if math.isfinite(second) and second > 0 else 0.0
+    if not math.isfinite(second) or second <= 0:
+        return 0.0
+    last = MAX_SECOND if unit is None or unit.length is None else min(MAX_SECOND, max(0.0, unit.length))
+    return min(second, last)
 
 
 def _int(value: object) -> int | None:
@@ -207,7 +217,7 @@ def normalize(state: ViewState, catalog: Catalog) -> ViewState:
                            f"{_missing_unit(course, state.unit_id)}: opened its first unit.")
     mode = state.mode if state.mode in unit.modes or not unit.modes else unit.default_mode()
     page = _clamp_page(unit, state.page)
-    second = _second(state.second)
+    second = _second(state.second, unit)
     if (mode, page, second) == (state.mode, state.page, state.second):
         return state
     return replace(state, mode=mode, page=page, second=second)
@@ -264,7 +274,8 @@ def set_preview(state: ViewState, on: bool) -> ViewState:
 
 def select_second(state: ViewState, catalog: Catalog, second: float) -> ViewState:
     """Open the video at ``second`` (paused: the user typed it, nothing asked to play)."""
-    return replace(state, mode="video", second=_second(second), play=False, seek=state.seek + 1, evidence=None,
+    return replace(state, mode="video", second=_second(second, _unit(catalog, state)), play=False,
+                   seek=state.seek + 1, evidence=None,
                    until=None)
 
 
@@ -297,7 +308,7 @@ def _at_place(state: ViewState, catalog: Catalog, place: Place) -> ViewState:
         return with_notice(_at_unit(state, course, _first_unit(course)), "warning",
                            f"Unit {place.unit_id}, where this was asked, {where}: opened its first unit.")
     if place.second is not None and unit.has_video:
-        return _at_unit(state, course, unit, mode="video", second=_second(place.second), seek=state.seek + 1)
+        return _at_unit(state, course, unit, mode="video", second=_second(place.second, unit), seek=state.seek + 1)
     if place.page is not None and unit.pages:
         return _at_unit(state, course, unit, mode="slides", page=_clamp_page(unit, place.page))
     return _at_unit(state, course, unit)
@@ -348,8 +359,8 @@ def apply_click(state: ViewState, catalog: Catalog, click: Mapping[str, Any]) ->
         if not unit.has_video or not isinstance(start, (int, float)) or isinstance(start, bool):
             return _gone(state, course, unit, "video")
         end = click.get("end")
-        until = _second(end) if isinstance(end, (int, float)) and not isinstance(end, bool) else None
-        return _at_unit(state, course, unit, mode="video", second=_second(start), play=True, seek=state.seek + 1,
+        until = _second(end, unit) if isinstance(end, (int, float)) and not isinstance(end, bool) else None
+        return _at_unit(state, course, unit, mode="video", second=_second(start, unit), play=True, seek=state.seek + 1,
                         evidence=_quote(click), until=until)
     if kind == "unit":
         reason = click.get("reason") or ("changed" if click.get("stale") else "position")
@@ -438,7 +449,7 @@ def reload(catalog: Catalog, params: Mapping[str, str], find: Callable[[int], Pl
         state = select_unit(state, catalog, unit_id)
     view = params.get("view")
     if view == "video" and "video" in _unit(catalog, state).modes:
-        state = replace(state, mode="video", second=_second(params.get("second")), play=False)
+        state = replace(state, mode="video", second=_second(params.get("second"), _unit(catalog, state)), play=False)
     elif view == "slides" and "slides" in _unit(catalog, state).modes:
         page = _int(params.get("page"))
         state = select_page(state, catalog, page if page is not None else 1)
