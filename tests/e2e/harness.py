@@ -73,6 +73,26 @@ def launch(playwright: Any) -> Any:
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
 
+# Streamlit's page looks for its server under the URL's own path before the root (an app may be served
+# under a path prefix): opened at /library, or reconnecting after a dropped connection while a page other
+# than Ask is open, it asks /library/_stcore/health and /library/_stcore/host-config first and logs their
+# 404s. Those two probes are Streamlit's own; no other failed request is.
+STREAMLIT_BASE_PROBE = re.compile(r"^https?://[^/]+/[a-z_]+/_stcore/(health|host-config)$")
+
+
+def console_errors(page: Any) -> list[str]:
+    """The console errors ``page`` logs from now on (each with its URL), but for Streamlit's base-path probes."""
+    seen: list[str] = []
+
+    def collect(message: Any) -> None:
+        url = (message.location or {}).get("url", "")
+        if message.type == "error" and not STREAMLIT_BASE_PROBE.match(url):
+            seen.append(f"{message.text} ({url})")
+
+    page.on("console", collect)
+    return seen
+
+
 def wait_idle(page: Any, timeout: float = 30_000) -> None:
     """Until Streamlit has finished the current run (no running indicator, no stale elements)."""
     page.wait_for_timeout(150)

@@ -8,12 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import ConsoleMessage
 
 from citation_core.contract import parse
 from citation_core.lms.store import LmsStore
 
-from .harness import ask, caption_text, choose_unit, go_to_page, open_ask, running_app, video_time
+from .harness import ask, caption_text, choose_unit, console_errors, go_to_page, open_ask, running_app, video_time
 
 pytestmark = pytest.mark.e2e
 
@@ -140,17 +139,7 @@ def test_two_sessions_do_not_see_each_other(app: tuple[str, Path], new_page: New
 def test_chip_preview_renders_every_vector_without_errors(app: tuple[str, Path], new_page: NewPage) -> None:
     url, _ = app
     page, errors = new_page()
-    console: list[str] = []
-
-    def collect(m: ConsoleMessage) -> None:
-        # The Ask page's slide image is served from Streamlit's media store, which drops it when the page
-        # changes: leaving the page while the image still loads ends its request with a 404 (nothing shown
-        # is missing). Every other failed request and error counts.
-        dropped_media = "Failed to load resource" in m.text and "/media/" in (m.location or {}).get("url", "")
-        if m.type == "error" and "ERR_" not in m.text and not dropped_media:
-            console.append(f"{m.text} ({(m.location or {}).get('url', '')})")
-
-    page.on("console", collect)
+    console = console_errors(page)
     page.goto(url)
     page.get_by_text("Ask about what you see").wait_for(timeout=60_000)
     page.get_by_role("link", name="Chip preview").click()
@@ -168,7 +157,8 @@ def test_chip_preview_renders_every_vector_without_errors(app: tuple[str, Path],
 def test_a_deep_link_as_the_first_request_gets_the_whole_app(start_app: Callable[..., str], new_page: NewPage) -> None:
     url = start_app()
     page, errors = new_page()
+    console = console_errors(page)
     page.goto(f"{url}/library")
     page.get_by_text("Upload a deck").wait_for(timeout=60_000)
     assert page.get_by_role("link", name="Chip preview").count() == 1  # the app's navigation is there
-    assert errors == []
+    assert errors == [] and console == []
