@@ -51,7 +51,8 @@ __all__ = [
 ]
 
 CACHE_ENV = "CITATION_STUDIO_OCR_CACHE"
-FORMAT = 1  # bump when what is stored (bands, scale, segmentation) changes: older entries are read again
+FORMAT = 2  # bump when what is stored (bands, scale, segmentation) changes: older entries are read again
+# (2: the bands are rendered in colour and turned grey afterwards)
 MAX_CACHE_ENTRIES = 2000
 
 Progress = Callable[[int, int], None]  # (pages done, pages in all)
@@ -322,7 +323,9 @@ def _page_groups(document: pypdfium2.PdfDocument, index: int) -> Iterator[_Group
         groups: list[_Group] = []
         for name, left, top, right, bottom in BANDS:
             crop = (left * width_pt, (1 - bottom) * height_pt, (1 - right) * width_pt, top * height_pt)
-            image = page.render(scale=scale, crop=crop, grayscale=True).to_pil().convert("L")
+            # in colour, then grey: pdfium's own grey rendering converts every image it draws whole, at its full
+            # size (gigabytes for a gigapixel image behind the band), where a colour rendering reads it row by row
+            image = page.render(scale=scale, crop=crop).to_pil().convert("L")
             groups.extend(_band_groups(image, name, (left, top, right, bottom), (width_pt, height_pt), px_per_mm))
     finally:
         page.close()
