@@ -12,6 +12,10 @@ shares a line by its x position, so a large title set beside the first bullet wo
 the page's title (its first line) would change. Such a page, a page where pdfium finds no text, and
 every page of a file pdfium cannot open or counts differently are read by pypdf, in stream order, as
 before. What was parsed is kept on disk by content (``deck_cache.py``), so a deck is parsed once.
+
+Before any page is parsed, what the pages draw is counted from the PDF's objects (``page_cost.py``: operators
+with forms multiplied out, content bytes, image pixels), and a deck that would take minutes or gigabytes to
+read (a few kilobytes of nested forms can draw millions of shapes) is refused with one line.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ import pypdf
 from pypdf.errors import PyPdfError
 
 from ..errors import MaterialError
-from . import deck_cache, ocr
+from . import deck_cache, ocr, page_cost
 from .deck_cache import ParsedDeck, TextEngine
 from .models import Deck, DeckPage, DisplaySource
 from .pdfium import PDFIUM_LOCK, shown_box
@@ -87,7 +91,8 @@ def load_deck(path: Path, overrides: Mapping[int, str | None] | None = None, *,
     page with pypdf, the former way (for comparisons; it bypasses the cache).
 
     Raises MaterialError (naming the file, and the page where relevant) for a missing file,
-    a non-PDF, an encrypted, corrupt or truncated PDF, or a PDF without any extractable text.
+    a non-PDF, an encrypted, corrupt or truncated PDF, a PDF without any extractable text, or one too
+    costly to read (see ``page_cost``).
     """
     name = path.name
     data = _read(path)
@@ -129,7 +134,12 @@ def _parse(name: str, data: bytes, text_engine: TextEngine = "pdfium") -> Parsed
     if not page_objects:
         raise MaterialError(f"{name}: the PDF has no pages (corrupt or truncated?)")
 
-    fast = _pdfium_texts(data, len(page_objects)) if text_engine == "pdfium" else None
+    # what the pages draw, forms multiplied out: a deck that would take minutes or gigabytes to read is refused
+    # before any page is parsed
+    costs = page_cost.check_deck(name, page_objects)
+    fast = _pdfium_texts(name, data, len(page_objects)) if text_engine == "pdfium" else None
+    page_cost.check_stream_order(name, costs, [index for index in range(1, len(page_objects) + 1)
+                                               if fast is None or fast[index - 1] is None])
     texts: list[str] = []
     engines: list[TextEngine] = []
     for index, page in enumerate(page_objects, start=1):
@@ -261,11 +271,15 @@ def _reader(name: str, data: bytes) -> pypdf.PdfReader:
     return reader
 
 
-def _pdfium_texts(data: bytes, count: int) -> list[str | None] | None:
+def _pdfium_texts(name: str, data: bytes, count: int) -> list[str | None] | None:
     """Each page's text as pdfium reads it, None for a page left to pypdf (pdfium reorders its text or
     finds none); None for the whole file when pdfium cannot open or read it or counts other than ``count``
-    pages."""
+    pages. MaterialError when the pages hold more than ``page_cost.MAX_DECK_CHARS`` characters of text
+    (told as each text page is built, before its characters are gone through one by one)."""
     import pypdfium2
+
+    calls = _pdfium_calls()
+    chars = 0
 
     with PDFIUM_LOCK:
         try:
@@ -281,6 +295,11 @@ def _pdfium_texts(data: bytes, count: int) -> list[str | None] | None:
                 try:
                     textpage = page.get_textpage()
                     try:
+                        chars += calls.char_count(ctypes.cast(textpage.raw, ctypes.c_void_p).value)
+                        if chars > page_cost.MAX_DECK_CHARS:
+                            raise MaterialError(
+                                f"{name}: its first {index + 1} pages hold more than {page_cost.MAX_DECK_CHARS:,} "
+                                "characters of text: too costly to read, refused")
                         text = _normalize(_spaced_text(textpage, page.get_rotation()).replace("\ufffe", ""))
                         texts.append(text if text and _in_stream_order(page, textpage) else None)
                     finally:
