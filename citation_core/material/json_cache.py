@@ -1,6 +1,8 @@
 """Small JSON caches on disk (parsed decks, page-image readings): atomic writes and a bounded size.
 
-A cache that cannot be written is no error: the work is simply done again next time.
+A cache that cannot be written is no error: the work is simply done again next time. Neither is one that
+cannot be read: an entry that is missing, unreadable, too large, not JSON or nested too deeply for Python's
+parser is no entry (:func:`read_entry`).
 """
 
 from __future__ import annotations
@@ -11,6 +13,18 @@ import os
 import tempfile
 from pathlib import Path
 from typing import Any
+
+MAX_ENTRY_BYTES = 64 << 20  # an entry larger than this was not written here: it is not read
+
+
+def read_entry(path: Path) -> Any:
+    """The JSON value stored at ``path``; None when there is none that can be read."""
+    try:
+        if path.stat().st_size > MAX_ENTRY_BYTES:
+            return None
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError, MemoryError):
+        return None
 
 
 def write_entry(path: Path, entry: dict[str, Any], max_entries: int) -> None:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.util
-import json
 import os
 import re
 import shutil
@@ -185,13 +184,40 @@ def _entry_path(digest: str) -> Path:
 
 
 def _load_entry(digest: str) -> dict[str, Any] | None:
-    try:
-        entry = json.loads(_entry_path(digest).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(entry, dict) or entry.get("format") != FORMAT:
-        return None
-    return entry
+    """The entry stored for this content when it is one this module writes (see :func:`_valid`), else None: a
+    damaged or altered entry counts as missing, so that the deck is read again and the entry rewritten."""
+    entry = json_cache.read_entry(_entry_path(digest))
+    return entry if _valid(entry) else None
+
+
+def _valid(entry: Any) -> bool:
+    """Whether ``entry`` is ``{"format": FORMAT, "needed": False}``, or ``needed`` true with the Tesseract version
+    (``engine``, text) and ``pages``: a list per page of segments, each exactly the fields of an OcrSegment with
+    a text, one of the bands, and its box as finite fractions of the page (0 to 1, left above right, top
+    above bottom)."""
+    if not isinstance(entry, dict) or entry.get("format") != FORMAT or not isinstance(entry.get("needed"), bool):
+        return False
+    if not entry["needed"]:
+        return True
+    pages = entry.get("pages")
+    return (isinstance(entry.get("engine"), str) and isinstance(pages, list)
+            and all(isinstance(page, list) and all(_valid_segment(segment) for segment in page) for page in pages))
+
+
+_SEGMENT_FIELDS = frozenset({"text", "band", "x0", "y0", "x1", "y1"})
+_BAND_NAMES = frozenset(band[0] for band in BANDS)
+
+
+def _valid_segment(segment: Any) -> bool:
+    if not isinstance(segment, dict) or segment.keys() != _SEGMENT_FIELDS:
+        return False
+    band = segment["band"]
+    if not isinstance(segment["text"], str) or not isinstance(band, str) or band not in _BAND_NAMES:
+        return False
+    box: list[float] = [segment[key] for key in ("x0", "y0", "x1", "y1")]
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 1 for v in box):
+        return False  # NaN fails every comparison
+    return box[0] <= box[2] and box[1] <= box[3]
 
 
 def _store_entry(digest: str, entry: dict[str, Any]) -> None:
@@ -217,10 +243,7 @@ def _cached_pages(digest: str, page_count: int) -> list[tuple[OcrSegment, ...]] 
     pages = entry.get("pages")
     if not isinstance(pages, list) or len(pages) != page_count:
         return None
-    try:
-        return [tuple(OcrSegment(**segment) for segment in page) for page in pages]
-    except TypeError:
-        return None
+    return [tuple(OcrSegment(**segment) for segment in page) for page in pages]
 
 
 # --- reading -------------------------------------------------------------------------------
