@@ -63,6 +63,7 @@ BANDS: tuple[tuple[str, float, float, float, float], ...] = (
 )
 _PX_PER_MM = 10.0  # rendering resolution of the bands (about 250 dpi)
 _MAX_BAND_PX = 4000  # ... lower for huge pages, so that no band is wider or taller than this
+_MIN_BAND_PX = 8  # a band narrower or lower than this (a page of a degenerate size) is not read
 PROBE_PAGES = 40  # a longer deck is read on only when its first pages look numbered (see ``promising``)
 _ROW_GAP_MM = 0.35  # an empty run at least this high separates two lines
 _COL_GAP_MM = 2.4  # an empty run at least this wide separates two groups on a line (word gaps are smaller)
@@ -304,10 +305,15 @@ def _read_document(document: pypdfium2.PdfDocument, count: int, progress: Progre
             progress(done, count)
         return not (done == PROBE_PAGES < count and promising is not None and not promising(results[:done]))
 
+    failed: list[Exception] = []
     with ThreadPoolExecutor(max_workers=2) as pool:
         for index in range(count):
-            with PDFIUM_LOCK:  # rendering only: Tesseract reads outside the lock
-                groups = list(_page_groups(document, index))
+            try:
+                with PDFIUM_LOCK:  # rendering only: Tesseract reads outside the lock
+                    groups = list(_page_groups(document, index))
+            except (pypdfium2.PdfiumError, ValueError) as err:  # this page cannot be rendered: it is skipped
+                failed.append(err)
+                groups = []
             pending.append((index, pool.submit(_read_groups, groups)))
             while len(pending) > 3:  # keep rendering at most a few pages ahead
                 if not collect():
@@ -315,6 +321,8 @@ def _read_document(document: pypdfium2.PdfDocument, count: int, progress: Progre
         while pending:
             if not collect():
                 return _stopped(results, pending, progress, count)
+    if failed and len(failed) == count:  # not one page: the file, not a page, is at fault
+        raise pypdfium2.PdfiumError(str(failed[0]))
     return results
 
 
@@ -340,11 +348,13 @@ def _page_groups(document: pypdfium2.PdfDocument, index: int) -> Iterator[_Group
         width_pt, height_pt = page.get_size()
         if width_pt <= 0 or height_pt <= 0:
             return
-        tallest = max(b[3] - b[1] for b in BANDS)
+        tallest = max(bottom - top for _, _, top, _, bottom in BANDS)
         scale = min(_PX_PER_MM * 25.4 / 72, _MAX_BAND_PX / width_pt, _MAX_BAND_PX / (tallest * height_pt))
         px_per_mm = scale * 72 / 25.4
         groups: list[_Group] = []
         for name, left, top, right, bottom in BANDS:
+            if min((right - left) * width_pt, (bottom - top) * height_pt) * scale < _MIN_BAND_PX:
+                continue  # a sliver of a page (2 x 4000 pt): nothing of text size fits in it
             crop = (left * width_pt, (1 - bottom) * height_pt, (1 - right) * width_pt, top * height_pt)
             # in colour, then grey: pdfium's own grey rendering converts every image it draws whole, at its full
             # size (gigabytes for a gigapixel image behind the band), where a colour rendering reads it row by row
