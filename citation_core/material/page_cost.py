@@ -50,9 +50,9 @@ class Cost:
     def past(self, limit: Cost) -> str | None:
         """What of this cost passes ``limit`` (as "more than ..."), None when it is within."""
         if self.operators > limit.operators:
-            return f"more than {limit.operators:,} shapes, text pieces and other drawing operators"
+            return f"more than {limit.operators:,} shapes, text pieces and other drawing operators{_FORMS}"
         if self.size > limit.size:
-            return f"more than {limit.size / 1_000_000:g} MB of drawing instructions"
+            return f"more than {limit.size / 1_000_000:g} MB of drawing instructions{_FORMS}"
         if self.pixels > limit.pixels:
             return f"images of more than {limit.pixels // 1_000_000:,} megapixels"
         return None
@@ -248,7 +248,8 @@ def check_stream_order(name: str, costs: Sequence[Cost], pages: Sequence[int], l
                             f"{_REFUSED}")
 
 
-_REFUSED = " (forms drawn inside forms counted each time they are drawn): too costly to read, refused"
+_FORMS = " (forms drawn inside forms counted each time they are drawn)"
+_REFUSED = ": too costly to read, refused"
 
 
 def _page_cost(counter: _Counter, page: Any) -> Cost:

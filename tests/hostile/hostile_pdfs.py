@@ -6,7 +6,7 @@ Each builder writes a complete PDF (objects, cross-reference table, trailer) in 
   one below it many times, so that a few kilobytes draw a million rectangles per page;
 * :func:`huge_image_deck`: pages whose footer band shows a gigapixel greyscale image, stored compressed
   (a flat colour compresses about a thousandfold);
-* :func:`odd_pages_deck`: normal slides with one page of a degenerate size among them.
+* :func:`self_drawing_form`: pages drawing a form XObject that draws itself.
 
 Every page also writes a line of text (Helvetica), so that a deck has text to read.
 """
@@ -121,35 +121,3 @@ def huge_image_deck(path: Path, pages: int = 3, side: int = 46000) -> Path:
     slides = [((720.0, 405.0), text_line("A large picture") + b"q 720 0 0 60 0 0 cm /Im0 Do Q\n",
                b"/XObject << /Im0 4 0 R >>") for _ in range(pages)]
     return _deck(path, slides, [image])
-
-
-def drawn_number(number: int, width: float, height: float) -> bytes:
-    """The page number drawn as filled digit shapes (vector paths, not text) at the bottom right."""
-    segments = {  # seven-segment digits: (x, y, w, h) in a 6 x 10 cell
-        "a": (1, 9, 4, 1), "b": (5, 5, 1, 5), "c": (5, 0, 1, 5), "d": (1, 0, 4, 1),
-        "e": (0, 0, 1, 5), "f": (0, 5, 1, 5), "g": (1, 4.5, 4, 1),
-    }
-    lit = {"0": "abcdef", "1": "bc", "2": "abged", "3": "abgcd", "4": "fgbc", "5": "afgcd", "6": "afgedc",
-           "7": "abc", "8": "abcdefg", "9": "abcdfg"}
-    unit = height * 0.0045  # digits about 4.5 % of the page high
-    out = bytearray(b"0 g\n")
-    text = str(number)
-    x0 = width * 0.93 - len(text) * 7 * unit
-    y0 = height * 0.04
-    for k, digit in enumerate(text):
-        for segment in lit[digit]:
-            x, y, w, h = segments[segment]
-            out += b"%.2f %.2f %.2f %.2f re f\n" % (x0 + (k * 7 + x) * unit, y0 + y * unit, w * unit, h * unit)
-    return bytes(out)
-
-
-def odd_pages_deck(path: Path, odd_page: int, odd_size: tuple[float, float], pages: int = 10) -> Path:
-    """``pages`` slides of 720 x 405 pt, each with its number drawn bottom right as vector shapes (no text
-    number), except page ``odd_page`` (1-based), which has the size ``odd_size`` and no number."""
-    slides = []
-    for n in range(1, pages + 1):
-        if n == odd_page:
-            slides.append((odd_size, text_line("Odd", 0, 0, 1), b""))
-        else:
-            slides.append(((720.0, 405.0), text_line(f"Topic {n}") + drawn_number(n, 720, 405), b""))
-    return _deck(path, slides)
