@@ -6,12 +6,15 @@ XObject is drawn in full at every ``Do`` that names it, so a few kilobytes of ne
 one below a hundred times) draw millions of shapes: minutes of parsing and gigabytes of memory for a file
 that passes any limit in bytes.
 
-:func:`page_costs` counts the drawing operators of each page as pdfium and pypdf would meet them: the
-page's content streams, every form XObject as often as it is drawn (nested forms multiplied out, a form
-that draws itself counted once, as both readers cut such cycles), the appearance streams of its
-annotations, the glyph procedures of its Type 3 fonts, its tiling patterns and soft masks. Each stream is
-decoded and counted once per deck (pypdf bounds what one stream may decode to), so the count itself costs
-a fraction of reading a normal page and stops as soon as a limit is passed.
+:func:`page_costs` counts what each page draws as pdfium and pypdf would meet it (:class:`Cost`: operators,
+content bytes, image pixels): the page's content streams, every form XObject as often as it is drawn (nested
+forms multiplied out, a form that draws itself counted once, as both readers cut such cycles), the
+appearance streams of its annotations, the glyph procedures of its Type 3 fonts, its tiling patterns and
+soft masks, and the images drawn with their masks. Each stream is decoded and counted once per deck (pypdf
+bounds what one stream may decode to), so the count costs a fraction of reading a normal page and stops as
+soon as a limit is passed. :func:`check_deck` refuses a page or a deck past :data:`LIMITS` before any page
+is parsed, :func:`check_stream_order` the pages left to pypdf past theirs; the deck reader itself refuses a
+deck whose text pages hold more than :data:`MAX_DECK_CHARS` characters.
 """
 
 from __future__ import annotations
