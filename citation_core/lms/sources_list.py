@@ -31,9 +31,10 @@ def source_lines(answer: str, material: CourseMaterial) -> list[str]:
                 text = f"❓ Course FAQ (question: {faq.question})"
                 lines.setdefault(text, SourceLine("\uffff FAQ", (0, 0), text))
             continue
-        if not ref.entity_id.isdigit() or int(ref.entity_id) not in material.units:
+        unit_id = ref.entity_id
+        if not (unit_id.isascii() and unit_id.isdigit() and len(unit_id) < 19) or int(unit_id) not in material.units:
             continue
-        um = material.units[int(ref.entity_id)]
+        um = material.units[int(unit_id)]
         doc = um.unit.name
         if ref.page is not None and um.deck is not None and 1 <= ref.page <= len(um.deck.pages):
             page = um.deck.page(ref.page)

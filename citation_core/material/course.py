@@ -257,7 +257,8 @@ def _display_numbers(data: Mapping[str, object], file: str, where: str) -> dict[
         raise MaterialError(f"{file}: {field}: expected a mapping page -> printed number, got {_shown(raw)}")
     overrides: dict[int, str | None] = {}
     for key, value in raw.items():
-        page = int(key) if isinstance(key, str) and key.strip().isdigit() else key
+        digits = key.strip() if isinstance(key, str) else ""
+        page = int(digits) if digits.isascii() and digits.isdigit() and len(digits) < 10 else key
         if isinstance(page, bool) or not isinstance(page, int) or page < 1:
             raise MaterialError(f"{file}: {field}: page {_shown(key)} is not a page number >= 1")
         if value is None or (isinstance(value, str) and not value.strip()):

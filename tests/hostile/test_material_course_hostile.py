@@ -130,10 +130,13 @@ def test_a_unit_path_that_is_a_directory_says_so(tmp_path: Path) -> None:
         ("1: null", "-1: '3'", "display_numbers: page -1 is not a page number >= 1"),
         ("1: null", "'-1': '3'", "display_numbers: page '-1' is not a page number >= 1"),
         ("1: null", "0: '3'", "display_numbers: page 0 is not a page number >= 1"),
+        ("1: null", "'²': '3'", "display_numbers: page '²' is not a page number >= 1"),
+        ("1: null", "'" + "9" * 40 + "': '3'", "display_numbers: page '" + "9" * 40 + "' is not a page number >= 1"),
         ("attachment: 2", "attachment: -2", "versions.attachment: versions start at 1, got -2"),
     ],
     ids=["negative-at", "negative-hex-at", "negative-sexagesimal-at", "minus-infinity", "400-digit-at",
          "negative-page", "page-zero", "negative-display-page", "negative-display-page-text", "display-page-zero",
+         "superscript-display-page", "40-digit-display-page",
          "negative-version"],
 )
 def test_negative_and_impossible_pages_and_seconds_are_one_line_errors(
