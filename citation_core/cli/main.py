@@ -128,8 +128,11 @@ def cmd_deck(args: argparse.Namespace) -> int:
     # on a terminal, stderr shows "Reading printed numbers of x.pdf: page 5 of 20" while page images are read
     deck = load_deck(path, progress=terminal_progress(f"Reading printed numbers of {path.name}"))
     if args.json:
+        from ..material.uploads import deck_language
+
         _emit({"pages": [{"page_number": p.page_number, "display_page_number": p.display_page_number,
                           "display_source": p.display_source, "text": p.text} for p in deck.pages],
+               "language": deck_language(deck),  # of the deck's text; null when it cannot be told
                "warnings": list(deck.warnings)})
         return 0
     _print(f"{'page':>4}  {'printed':>7}  {'source':<11}  title")

@@ -5,13 +5,16 @@ changes; uploaded file names are shown but never used as paths. A re-upload of a
 file name replaces it; only when its content changed (compared by SHA-256 with the stored file, as an
 LMS compares attachment checksums) does the unit's attachment version go up, so that answers stored
 earlier become stale. The same holds for a transcript and the video version. A unit's name, lecture
-and language can be changed afterwards (:func:`update_unit`) without touching its versions.
+and language are given with the upload (:func:`suggest_unit` reads what to offer from the deck: its title
+and the language of its text) and can be changed afterwards (:func:`update_unit`) without touching its
+versions.
 """
 
 from __future__ import annotations
 
 import fcntl
 import hashlib
+import io
 import os
 import re
 import tempfile
@@ -24,10 +27,11 @@ from typing import Any, TypeVar
 import yaml
 
 from ..errors import MaterialError
+from ..text.languages import detect_text_language
 from ..yaml_file import read_yaml
 from .course import LANGUAGE_CODE, MANIFEST_NAME, load_course, load_faqs
-from .deck import Progress, load_deck
-from .models import LectureUnit
+from .deck import PDF_ERRORS, Progress, load_deck
+from .models import Deck, LectureUnit
 from .transcript import load_transcript
 
 LIBRARY_COURSE_ID = 900
@@ -57,6 +61,10 @@ class UploadResult:
     warnings: tuple[str, ...]
     deck_changed: bool = True  # False: the same bytes as the stored deck (the version stays)
     transcript_changed: bool = False  # the stored transcript's content changed (the video version went up)
+    course_name: str = ""  # the library course the unit is in, and its lecture
+    lecture_name: str = ""
+    language: str = "en"
+    course_id: int = LIBRARY_COURSE_ID
 
     @property
     def stales_answers(self) -> bool:
@@ -211,14 +219,158 @@ def _same_content(path: Path, data: bytes) -> bool:
     return hashlib.sha256(stored).digest() == hashlib.sha256(data).digest()
 
 
+@dataclass(frozen=True)
+class UnitSuggestion:
+    """What the upload form offers for a chosen deck before it is added."""
+
+    name: str
+    lecture_name: str
+    language: str
+    detected: str | None  # the language read from the deck's text; None: too little text, or unreadable
+    title: str | None  # the PDF's own title (its metadata), cleaned
+    existing: int | None = None  # the unit a deck of this file name is already in (a re-upload)
+
+
+_TITLE_JUNK = re.compile(r"^(?:microsoft (?:powerpoint|word)|powerpoint|keynote)\s*-\s*", re.IGNORECASE)
+_TITLE_SUFFIX = re.compile(r"\.(?:pptx?|key|odp|docx?|tex|pdf)$", re.IGNORECASE)
+_GENERIC_TITLES = {"untitled", "presentation", "powerpoint presentation", "powerpoint-präsentation", "slide 1",
+                   "folie 1", "title", "titel"}
+
+
+def deck_title(data: bytes) -> str | None:
+    """The title a PDF's metadata gives, made printable and short; None when it has none worth showing
+    (missing, empty, a file name such as "Microsoft PowerPoint - x.pptx" without its prefix and suffix
+    left, or a placeholder such as "Untitled"). Never raises: a PDF that cannot be read has no title."""
+    import pypdf
+
+    try:
+        reader = pypdf.PdfReader(io.BytesIO(data))
+        if reader.is_encrypted:
+            return None
+        metadata = reader.metadata
+        raw = metadata.title if metadata is not None else None
+    except PDF_ERRORS + (MemoryError,):
+        return None
+    if not isinstance(raw, str):
+        return None
+    text = " ".join("".join(ch if ch.isprintable() else " " for ch in raw).split())
+    text = _TITLE_SUFFIX.sub("", _TITLE_JUNK.sub("", text)).strip()
+    if not any(ch.isalpha() for ch in text) or text.lower() in _GENERIC_TITLES:
+        return None
+    return text[:MAX_NAME_CHARS].rstrip()
+
+
+def deck_language(deck: Deck) -> str | None:
+    """The language of the deck's text (``detect_text_language`` over its pages); None when it cannot be told."""
+    return detect_text_language("\n".join(page.text for page in deck.pages))
+
+
+def _default_name(deck_name: str) -> str:
+    """A new unit's name from its deck's file name: the stem with underscores as spaces."""
+    source_name = display_name(deck_name)
+    return _split_suffix(source_name)[0].replace("_", " ").strip() or _slug(deck_name)
+
+
+def suggest_unit(root: Path, deck: Upload, max_bytes: int = 50_000_000) -> UnitSuggestion:
+    """The unit name, lecture and language to offer for ``deck`` before it is added to the library at ``root``.
+
+    A deck the library already holds under this file name (a re-upload) offers its unit's name, lecture and
+    language. Else the name is the PDF's title (its metadata), or the file name; the lecture is
+    "Uploaded decks"; the language is the one read from the deck's text (``deck_language``), or the
+    library's. The deck's text is read without its page images (the printed numbers are read when it is
+    added; the text is kept, so it is not read twice). Never raises: a file that :func:`add_upload` would
+    refuse gets the file name and the library's language, and the refusal shows when it is added.
+    """
+    course_language = "en"
+    try:
+        data = _manifest(root) if (root / MANIFEST_NAME).is_file() else None
+        if data is not None:
+            course_language = str(data.get("language") or "en")
+            source_name = display_name(deck.name)
+            for lecture in _lectures(data):
+                unit = next((u for u in lecture["units"] if isinstance(u, dict)
+                             and u.get("source_name") == source_name), None)
+                if unit is not None:
+                    return UnitSuggestion(str(unit.get("name") or _default_name(deck.name)),
+                                          str(lecture.get("name") or UPLOAD_LECTURE_NAME),
+                                          str(unit.get("language") or course_language),
+                                          _read_language(deck, max_bytes), deck_title(deck.data), _int_or_none(unit))
+    except MaterialError:
+        pass  # an unreadable manifest: adding the deck says so
+    title = deck_title(deck.data)
+    detected = _read_language(deck, max_bytes)
+    return UnitSuggestion(title or _default_name(deck.name), UPLOAD_LECTURE_NAME, detected or course_language,
+                          detected, title)
+
+
+def _int_or_none(unit: dict[str, Any]) -> int | None:
+    value = unit.get("id")
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _read_language(deck: Upload, max_bytes: int) -> str | None:
+    """The language of an uploaded deck's text, read from a scratch copy; None when it cannot be read."""
+    try:
+        _check(deck, (".pdf",), max_bytes, "deck")
+        with tempfile.TemporaryDirectory(prefix="citation-studio-upload-") as tmp:
+            path = Path(tmp) / f"{_slug(deck.name)}.pdf"
+            path.write_bytes(deck.data)
+            return deck_language(load_deck(path, read_images=False))
+    except (MaterialError, OSError):
+        return None
+
+
+def _unit_fields(where: str, name: str | None, lecture_name: str | None, language: str | None) -> dict[str, str]:
+    """The name, lecture and language given for a unit, checked: one MaterialError naming the field."""
+    changes: dict[str, str] = {}
+    for key, label, value in (("name", "name", name), ("lecture", "lecture name", lecture_name)):
+        if value is None:
+            continue
+        text = " ".join(value.split())
+        if not text:
+            raise MaterialError(f"{where}: {label}: must not be empty")
+        if len(text) > MAX_NAME_CHARS:
+            raise MaterialError(f"{where}: {label}: {len(text)} characters, at most {MAX_NAME_CHARS}")
+        changes[key] = text
+    if language is not None:
+        code = language.strip()
+        if not LANGUAGE_CODE.fullmatch(code):
+            raise MaterialError(f"{where}: language: expected a language code like 'en' or 'pt-BR', got {language!r}")
+        changes["language"] = code
+    return changes
+
+
+def _apply_fields(data: dict[str, Any], unit: dict[str, Any], changes: dict[str, str]) -> None:
+    """Set a unit's name and language, and move it into the lecture named (made when there is none; a
+    lecture left without units is removed)."""
+    if "name" in changes:
+        unit["name"] = changes["name"]
+    if "language" in changes:
+        unit["language"] = changes["language"]
+    if "lecture" in changes:
+        lectures = _lectures(data)
+        current = next(lec for lec in lectures if unit in lec["units"])
+        if str(current.get("name", "")).strip() != changes["lecture"]:
+            current["units"].remove(unit)
+            _lecture_named(data, changes["lecture"])["units"].append(unit)
+            if not current["units"]:
+                lectures.remove(current)
+
+
 def add_upload(root: Path, deck: Upload, transcript: Upload | None = None, faqs: Upload | None = None,
-               max_bytes: int = 50_000_000, language: str = "en", progress: Progress | None = None) -> UploadResult:
+               max_bytes: int = 50_000_000, language: str | None = None, progress: Progress | None = None, *,
+               name: str | None = None, lecture_name: str | None = None) -> UploadResult:
     """Validate and store an upload in the library course at ``root``; raise MaterialError on bad files.
 
     The uploaded names are only shown, never used as paths: every file is stored under a name made
     from the unit id and an ASCII slug, and nothing is written outside ``root``. ``progress(done,
     total)`` follows the reading of page images when the deck's printed numbers are only drawn.
+
+    ``name``, ``lecture_name`` and ``language`` set the unit's; left out, a new unit is named after the
+    file, goes into the lecture "Uploaded decks" and gets the language read from the deck's text (else
+    the library's), while a re-uploaded one keeps its own. Setting them never changes a version.
     """
+    fields = _unit_fields("upload", name, lecture_name, language)
     _check(deck, (".pdf",), max_bytes, "deck")
     tsuffix = _check(transcript, (".vtt", ".srt"), max_bytes, "transcript") if transcript else None
     if faqs:
@@ -245,10 +397,12 @@ def add_upload(root: Path, deck: Upload, transcript: Upload | None = None, faqs:
         if existing is None:
             units = [u for lec in _lectures(data) for u in lec["units"] if isinstance(u, dict)]
             unit_id = max([FIRST_UNIT_ID - 1, *[int(u["id"]) for u in units]]) + 1
-            existing = {"id": unit_id, "name": _split_suffix(source_name)[0].replace("_", " ").strip() or slug,
-                        "language": language, "deck": f"decks/{unit_id}_{slug}.pdf", "source_name": source_name,
+            detected = deck_language(loaded) if "language" not in fields else None
+            existing = {"id": unit_id, "name": _default_name(deck.name),
+                        "language": detected or str(data.get("language") or "en"),
+                        "deck": f"decks/{unit_id}_{slug}.pdf", "source_name": source_name,
                         "versions": {"attachment": 1, "video": 1}}
-            _lecture_named(data, UPLOAD_LECTURE_NAME)["units"].append(existing)
+            _lecture_named(data, fields.get("lecture", UPLOAD_LECTURE_NAME))["units"].append(existing)
         else:
             versions = existing.setdefault("versions", {"attachment": 1, "video": 1})
             deck_changed = not _same_content(_inside(root, str(existing["deck"])), deck.data)
@@ -272,11 +426,14 @@ def add_upload(root: Path, deck: Upload, transcript: Upload | None = None, faqs:
         if faqs:
             _write_atomic(_inside(root, "faqs.yml"), faqs.data)
             data["faqs"] = "faqs.yml"
+        _apply_fields(data, existing, fields)
         _write_manifest(root, data)
-        load_course(root)  # the library must stay loadable
-    return UploadResult(unit_id, str(existing["name"]), int(existing["versions"]["attachment"]),
-                        int(existing["versions"]["video"]), replaced, len(loaded.pages), tuple(warnings),
-                        deck_changed, transcript_changed)
+        course = load_course(root)  # the library must stay loadable
+    unit = course.unit(unit_id)
+    return UploadResult(unit_id, unit.name, unit.versions.attachment, unit.versions.video, replaced,
+                        len(loaded.pages), tuple(warnings), deck_changed, transcript_changed,
+                        course_name=course.name, lecture_name=unit.lecture_name, language=unit.language,
+                        course_id=course.id)
 
 
 def update_unit(root: Path, unit_id: int, *, name: str | None = None, lecture_name: str | None = None,
@@ -288,21 +445,7 @@ def update_unit(root: Path, unit_id: int, *, name: str | None = None, lecture_na
     empty or overlong name, a malformed language code or a unit the library does not have.
     """
     where = f"unit {unit_id}"
-    changes: dict[str, str] = {}
-    for key, label, value in (("name", "name", name), ("lecture", "lecture name", lecture_name)):
-        if value is None:
-            continue
-        text = " ".join(value.split())
-        if not text:
-            raise MaterialError(f"{where}: {label}: must not be empty")
-        if len(text) > MAX_NAME_CHARS:
-            raise MaterialError(f"{where}: {label}: {len(text)} characters, at most {MAX_NAME_CHARS}")
-        changes[key] = text
-    if language is not None:
-        code = language.strip()
-        if not LANGUAGE_CODE.fullmatch(code):
-            raise MaterialError(f"{where}: language: expected a language code like 'en' or 'pt-BR', got {language!r}")
-        changes["language"] = code
+    changes = _unit_fields(where, name, lecture_name, language)
     with _locked(root):
         if not (root / MANIFEST_NAME).is_file():
             raise MaterialError(f"{where}: the library has no uploads yet")
@@ -310,18 +453,7 @@ def update_unit(root: Path, unit_id: int, *, name: str | None = None, lecture_na
         unit = _find_unit(data, lambda u: u.get("id") == unit_id)
         if unit is None:
             raise MaterialError(f"{where}: no such unit in the library")
-        if "name" in changes:
-            unit["name"] = changes["name"]
-        if "language" in changes:
-            unit["language"] = changes["language"]
-        if "lecture" in changes:
-            lectures = _lectures(data)
-            current = next(lec for lec in lectures if unit in lec["units"])
-            if str(current.get("name", "")).strip() != changes["lecture"]:
-                current["units"].remove(unit)
-                _lecture_named(data, changes["lecture"])["units"].append(unit)
-                if not current["units"]:
-                    lectures.remove(current)
+        _apply_fields(data, unit, changes)
         _write_manifest(root, data)
         course = load_course(root)  # the library must stay loadable
     return course.unit(unit_id)
