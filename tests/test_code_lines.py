@@ -1,0 +1,129 @@
+"""Console output, code and diagrams on slides stay what they are: told from prose, quoted as code, never a
+title, summary or keyword (and neither is a licence line, a page number or a web address alone)."""
+
+from __future__ import annotations
+
+import pytest
+
+from citation_core.llm.offline import keyword_candidates, pick_keyword, summarize
+from citation_core.text import is_code_line, slide_units
+from citation_core.text.statements import slide_statements
+
+# Slides of a German git deck as PDF extraction gives them.
+CONFLICT = """Merge-Konflikte
+Wenn zwei Branches dieselbe Zeile ändern, kann Git nicht automatisch mergen.
+Git markiert den Konflikt in der Datei:
+<<<<<<< HEAD
+System.out.println("Hallo Welt");
+=======
+System.out.println("Hello World");
+>>>>>>> branch:file.java
+Den Konflikt von Hand lösen, dann git add und git commit ausführen.
+CC BY-SA 4.0
+Folie 12"""
+BRANCHES = """Branches
+      D---F wuppie
+     /
+A---B---C master
+Ein Branch ist ein beweglicher Zeiger auf einen Commit.
+Mit git checkout -b wuppie wird ein neuer Branch erzeugt.
+© 2023 Hochschule Musterstadt"""
+STATUS = """Status des Repositorys
+$ git status
+On branch master
+Changes not staged for commit:
+  (use "git add <file>..." to update what will be committed)
+        modified:   file.java
+no changes added to commit
+git status zeigt geänderte und neue Dateien an."""
+JAVA = """Eine Klasse in Java
+Jede öffentliche Klasse steht in einer eigenen Datei:
+public class Hello {
+    public static void main(String[] args) {
+        System.out.println("Hallo");
+    }
+}
+Der Dateiname muss Hello.java lauten."""
+
+CODE = [
+    "<<<<<<< HEAD", "=======", ">>>>>>> branch:file.java", "$ git status", '$ git commit -m "Erster Commit"',
+    "user@host:~/repo$ git log", ">>> x = [1, 2, 3]", "C:\\Users\\max> git init", "git checkout -b wuppie",
+    "git add .", "git push -u origin master", "git log --oneline --graph", "cd projekt",
+    "git merge --no-ff feature # führt zusammen", "      D---F wuppie", "A---B---C master", "     /", "|/",
+    "| * 3a4b5c6 Fix typo", "* 3a4b5c6 (HEAD -> master) Merge branch 'wuppie'", "* | 1b2c3d4 Add file",
+    "C0 <- C1 <- C2", "o---o---o", "On branch master", "Changes not staged for commit:",
+    '  (use "git add <file>..." to update what will be committed)', "        modified:   file.java",
+    "Auto-merging file.java", "CONFLICT (content): Merge conflict in file.java", "Auf Branch master",
+    "  geändert:       datei.txt", "commit 3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b",
+    "Author: Max Mustermann <max@example.org>", "[master 3a4b5c6] Erster Commit", " 2 files changed, 10 insertions(+)",
+    "public class Hello {", "public static void main(String[] args) {", 'System.out.println("Hallo Welt");', "}",
+    "@Override", "private int zaehler = 0;", "import java.util.List;", "if (x > 0) {", "} else {", "int x = 5;",
+    "return a + b;", "#include <stdio.h>", "def f(x):", "readonly_flag_A = A.__array_interface__['data']",
+]
+PROSE = [
+    "Git ist ein verteiltes Versionskontrollsystem.", "Ein Branch ist ein beweglicher Zeiger auf einen Commit.",
+    "Mit git checkout -b wuppie wird ein neuer Branch erzeugt.", "git add und git commit ausführen.",
+    "git status zeigt geänderte und neue Dateien an.", "Fall 1: z ist ein Blatt;", "Merge-Konflikte",
+    "Einfügen: neuer Knoten z wird Blatt; z.p = y", "rarely, so it's difficult to estimate their probability;",
+    "Git markiert den Konflikt in der Datei:", "T(n) = 2·T(n/2) + Θ(n) if n > 1", "case 2: T(n) = Θ(n log n)",
+    "Merge sort -- a divide and conquer algorithm", "Working Directory --> Staging Area --> Repository",
+    "• Konfliktmarker in der Datei suchen", "Schritt 1: Repository klonen",
+    "Die Methode list.append(x) hängt ein Element an.", "Lineares Sondieren: h(k, i) = (h'(k) + i) mod m",
+    "Vorteile: schnell, lokal, verteilt", "z. B. feature/login oder bugfix/123",
+    "Laufzeit: O(h) mit h = Höhe des Baums",
+    "x.key < y.key für alle Knoten y im rechten Teilbaum", "find the smallest element in the array",
+    "In Recent trends in combinatorics (Matrahaza, 1995), pages 1--6.", "Fast-forward-Merge: kein neuer Commit nötig",
+    "Jeder Knoten x speichert einen Schlüssel x.key sowie Zeiger x.left, x.right und x.p (Elternknoten)",
+]
+
+
+@pytest.mark.parametrize("line", CODE)
+def test_console_code_and_diagram_lines_are_code(line: str) -> None:
+    assert is_code_line(line)
+
+
+@pytest.mark.parametrize("line", PROSE)
+def test_german_and_english_prose_and_formulas_stay_prose(line: str) -> None:
+    assert not is_code_line(line)
+
+
+def test_a_conflict_block_is_code_line_by_line_and_never_joined_to_the_sentence_before_it() -> None:
+    slide = slide_units(CONFLICT)
+    assert slide.title == "Merge-Konflikte"
+    assert [(u.kind, u.text) for u in slide.units] == [
+        ("line", "Wenn zwei Branches dieselbe Zeile ändern, kann Git nicht automatisch mergen."),
+        ("line", "Git markiert den Konflikt in der Datei:"),
+        ("code", "<<<<<<< HEAD"), ("code", 'System.out.println("Hallo Welt");'), ("code", "======="),
+        ("code", 'System.out.println("Hello World");'), ("code", ">>>>>>> branch:file.java"),
+        ("line", "Den Konflikt von Hand lösen, dann git add und git commit ausführen."),
+    ]  # the licence line and the page number are gone
+
+
+def test_console_output_after_a_prompt_is_code_up_to_the_sentence_after_it() -> None:
+    slide = slide_units(STATUS)
+    assert [u.kind for u in slide.units] == ["code"] * 6 + ["line"]
+    assert slide.units[-1].text == "git status zeigt geänderte und neue Dateien an."
+    java = slide_units(JAVA)
+    assert [u.kind for u in java.units] == ["line"] + ["code"] * 5 + ["line"]
+    assert java.units[3].raw == '        System.out.println("Hallo");'  # as printed, indentation kept
+
+
+@pytest.mark.parametrize("first", ["$ git status", "A---B---C master", "CC BY-SA 4.0", "© 2023 Hochschule Musterstadt",
+                                   "https://git-scm.com/book/de/v2", "Folie 12", "Seite 3 von 20"])
+def test_a_slide_title_is_never_code_a_diagram_or_boilerplate(first: str) -> None:
+    slide = slide_units(f"{first}\nGit speichert Schnappschüsse.\nJeder Commit zeigt auf seinen Vorgänger.")
+    prose = [slide.title, *(u.full() for u in slide.units if u.kind != "code")]
+    assert first not in prose
+    assert [p for p in prose if p][-2:] == ["Git speichert Schnappschüsse.", "Jeder Commit zeigt auf seinen Vorgänger."]
+
+
+def test_statements_summaries_and_keywords_leave_diagrams_code_and_licence_lines_out() -> None:
+    for text in (CONFLICT, BRANCHES, STATUS, JAVA):
+        quoted = " ".join(slide_statements(text)) + " " + summarize(text)
+        for bad in ("---", "<<<<", ">>>>", "====", "$ git", "On branch", "println", "CC BY", "©", "Folie 12", "{"):
+            assert bad not in quoted, (bad, quoted)
+        slide = slide_units(text)
+        prose = " ".join([slide.title, *(u.full() for u in slide.units if u.kind != "code")]).lower()
+        for kw in [pick_keyword(text, []), *keyword_candidates(text)]:
+            assert all(word in prose for word in kw.lower().split()), kw  # no word of code, a diagram or a footer
+    assert summarize(BRANCHES).startswith("Ein Branch ist ein beweglicher Zeiger")
