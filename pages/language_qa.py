@@ -15,12 +15,15 @@ from studio.services import chat_pipeline
 from studio.text import md_escape, plural
 from studio.widgets import chips, model_badges
 
+VERDICTS = {"ok": "✅ ok", "mismatch": "❌ mismatch", "uncertain": "❔ too short", "empty": "∅ empty"}
+
 # lingua loads on the first detection of the server process (a few seconds): the page says so meanwhile
 LOADING_DETECTOR = "Loading the language detector (first use, a few seconds)…"
 
 st.title("Language QA")
 st.caption("Runs one question (or a pasted answer) once per language. Every prompt of a run starts with the "
-           "language line; the detected language of each keyword and summary is compared with the requested one.")
+           "language line; the detected language of each keyword and summary is compared with the requested one. "
+           "A keyword of a few words that could be several languages is too short to judge, in every column.")
 config = cached.config()
 courses = cached.courses()
 top = st.columns(3)
@@ -58,14 +61,16 @@ if run and languages:
                 with st.spinner(LOADING_DETECTOR):
                     detector()
             rows = check_citations(result.citations, code)
-            bad = [r for r in rows if r.verdict == "mismatch"]
-            (st.error if bad else st.success)(f"{plural(len(bad), 'mismatch')} in {plural(len(rows), 'field')}")
+            bad = sum(r.verdict == "mismatch" for r in rows)
+            short = sum(r.verdict == "uncertain" for r in rows)
+            (st.error if bad else st.success)(f"{plural(bad, 'mismatch')} in {plural(len(rows), 'field')}"
+                                              + (f" · {short} too short to judge" if short else ""))
             audits = [{**a.to_json(), "index": a.index} for a in result.audits]
             chips(result.answer, material, key=f"qa-{code}", audits=audits)
-            st.dataframe([{"seq": r.seq, "field": r.field, "text": r.text, "detected": r.detected or "—",
-                           "confidence": r.confidence,
-                           "verdict": {"ok": "✅ ok", "mismatch": "❌ mismatch", "uncertain": "❔ too short",
-                                       "empty": "∅ empty"}[r.verdict]} for r in rows], hide_index=True, width="stretch")
+            # a static table: its text wraps, so the verdict stays in sight in a third of the window
+            st.table([{"seq": r.seq, "field": r.field, "text": r.text,
+                       "detected": f"{r.detected} ({r.confidence:.2f})" if r.detected else "—",
+                       "verdict": VERDICTS[r.verdict]} for r in rows], hide_index=True)
             with st.expander("Support audit", expanded=any(a["verdict"] == "unsupported" for a in audits)):
                 audit_table(audits, material)
             with st.expander("Prompts (first lines)"):

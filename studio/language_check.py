@@ -7,6 +7,7 @@ page whether the next detection has to build it first (and should say so).
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -70,14 +71,28 @@ class FieldCheck:
     verdict: Verdict
 
 
+MIN_WORDS = 4  # a text of this many words is judged even when lingua is unsure of it
+
+
+def words(text: str) -> int:
+    """How many words ``text`` has (runs of two or more letters; "O(n)" and "x.key" count as one each)."""
+    return len(re.findall(r"[^\W\d_]{2,}", text))
+
+
 def judge(text: str, expected: str) -> tuple[Detection, Verdict]:
+    """The detected language of ``text`` and its verdict in the column of ``expected``.
+
+    Whether a text can be judged depends on the text alone, never on the column: an empty text is "empty",
+    and one of fewer than four words that lingua is unsure of (confidence under 0.5: a technical term such
+    as "Merge Sort" reads as several languages) is "uncertain" (too short to judge) in every column. Any
+    other text is "ok" where its detected language is the column's and a "mismatch" wherever it is not.
+    """
     d = detect(text)
     if d.code is None:
         return d, "empty"
-    if d.code == expected:
-        return d, "ok" if d.confidence >= MIN_CONFIDENCE or len(text.split()) >= 3 else "uncertain"
-    # a one- or two-word keyword is often a technical term shared by many languages
-    return d, "mismatch" if d.confidence >= MIN_CONFIDENCE else "uncertain"
+    if d.confidence < MIN_CONFIDENCE and words(text) < MIN_WORDS:
+        return d, "uncertain"
+    return d, "ok" if d.code == expected else "mismatch"
 
 
 def check_citations(citations: Sequence[Citation], expected: str) -> list[FieldCheck]:

@@ -79,15 +79,38 @@ def test_language_qa_page_flags_languages() -> None:
     assert [m.value for m in at.markdown if m.value.startswith("### ")] == [
         "### English `en`", "### Deutsch `de`", "### Français `fr`"]
     assert any("offline model cannot translate" in i.value for i in at.info)
-    verdicts = [list(df.value["verdict"]) for df in at.dataframe]  # en, de, fr side by side
+    verdicts = [list(t.value["verdict"]) for t in at.table]  # en, de, fr side by side
     assert len(verdicts) == 3 and all(verdicts)
     en, de, fr = (sum(v == "❌ mismatch" for v in column) for column in verdicts)
     assert en == 0 and "✅ ok" in verdicts[0]
     assert de > 0 and fr > 0
+    # a text too short to judge is so in every column, and each headline says how many there are
+    shorts = [[i for i, v in enumerate(column) if v == "❔ too short"] for column in verdicts]
+    assert shorts[0] and shorts[0] == shorts[1] == shorts[2]
+    short = f" · {len(shorts[0])} too short to judge"
     # the headline of each column counts the same mismatches as its table
-    assert [s.value for s in at.success] == [f"0 mismatches in {plural(len(verdicts[0]), 'field')}"]
-    assert [e.value for e in at.error] == [f"{plural(de, 'mismatch')} in {plural(len(verdicts[1]), 'field')}",
-                                           f"{plural(fr, 'mismatch')} in {plural(len(verdicts[2]), 'field')}"]
+    assert [s.value for s in at.success] == [f"0 mismatches in {plural(len(verdicts[0]), 'field')}{short}"]
+    assert [e.value for e in at.error] == [
+        f"{plural(de, 'mismatch')} in {plural(len(verdicts[1]), 'field')}{short}",
+        f"{plural(fr, 'mismatch')} in {plural(len(verdicts[2]), 'field')}{short}"]
+    # every field that is judged is a mismatch in the columns of the languages it is not in
+    for i, v in enumerate(verdicts[0]):
+        if v == "✅ ok":
+            assert verdicts[1][i] == verdicts[2][i] == "❌ mismatch"
+
+
+def test_language_qa_flags_a_german_keyword_and_summary_in_the_english_column() -> None:
+    """The German unit's keywords and summaries are German: in the English column each one is a mismatch."""
+    at = page("language_qa.py")
+    at.selectbox[1].select(301).run()
+    at.text_input[0].input("Wie wird ein Schlüssel in einen binären Suchbaum eingefügt?")
+    at.multiselect[0].set_value(["en", "de"])
+    at.button[0].click().run()
+    assert not at.exception, at.exception
+    en, de = (t.value for t in at.table)
+    german = [i for i, detected in enumerate(en["detected"]) if detected.startswith("de ")]
+    assert german and all(en["verdict"][i] == "❌ mismatch" for i in german)
+    assert all(de["verdict"][i] == "✅ ok" for i in german)
 
 
 def test_library_page_lists_pages_with_their_number_source() -> None:
