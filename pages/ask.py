@@ -51,6 +51,7 @@ from studio.services import (
     chat_pipeline,
     conversation_place,
     history_key,
+    latest_conversation,
     store_answer,
     turns_so_far,
 )
@@ -120,6 +121,16 @@ def _on_click(click: dict[str, Any]) -> None:
     _apply(vs.apply_click, click)
 
 
+def _select_unit() -> None:
+    """Another unit: it opens with its own latest conversation (or none), in the language that was asked in."""
+    unit_id = ss[W_UNIT]
+    latest = latest_conversation(store, ss[HISTORY], ss[VIEW].course_id, unit_id)
+    if latest is None:
+        _apply(vs.select_unit, unit_id)
+    else:
+        _apply(vs.select_unit, unit_id, latest[0], latest[1].language)
+
+
 def _open(conversation_id: int) -> None:
     place = _find(conversation_id)
     if place is not None:
@@ -168,7 +179,7 @@ top[1].selectbox("Lecture unit", [u.id for u in unit_choices], key=W_UNIT,
                  format_func=lambda uid: f"{material.units[uid].unit.lecture_name} › {material.units[uid].unit.name}"
                  + (f" ({by_id[state.course_id].withheld[uid].withheld})" if uid in by_id[state.course_id].withheld
                     else ""),
-                 on_change=lambda: _apply(vs.select_unit, ss[W_UNIT]))
+                 on_change=_select_unit)
 unit_info = catalog.unit(state.course_id, state.unit_id)
 assert unit_info is not None  # the state is normalised against this catalog
 modes = unit_info.modes

@@ -22,6 +22,7 @@ from citation_core.lms.store import Conversation, LmsStore, Message
 from citation_core.lms.versions import stamp_versions
 from citation_core.material.library import CourseMaterial, as_datetime
 from citation_core.material.models import MaterialVersions
+from citation_core.pipeline.languages import LANGUAGES
 
 from .settings import Settings
 from .view_state import Catalog, CourseInfo, Place, UnitInfo
@@ -132,8 +133,9 @@ def catalog_of(courses: dict[str, CourseMaterial], preview: bool = False) -> Cat
 
 
 def conversation_place(store: LmsStore, conversation: Conversation) -> Place:
-    """Where a conversation was asked: its course, and the unit and page or second of its last question."""
-    unit_id, page, second = conversation.unit_id, None, None
+    """Where a conversation was asked: its course, and the unit, page or second and answer language of its
+    last question."""
+    unit_id, page, second, language = conversation.unit_id, None, None, None
     for message in reversed(store.messages(conversation.id)):
         if message.role != "user":
             continue
@@ -144,8 +146,17 @@ def conversation_place(store: LmsStore, conversation: Conversation) -> Place:
             page = meta["page"]
         elif isinstance(meta.get("second"), (int, float)):
             second = float(meta["second"])
+        if isinstance(meta.get("language"), str) and meta["language"] in LANGUAGES:
+            language = meta["language"]
         break
-    return Place(conversation.course_id, unit_id, page, second)
+    return Place(conversation.course_id, unit_id, page, second, language)
+
+
+def latest_conversation(store: LmsStore, history: str, course_id: int, unit_id: int) -> tuple[int, Place] | None:
+    """The newest conversation of ``history`` that was started in this unit of this course, and where it was
+    asked; None when the unit has none."""
+    conv = next((c for c in store.conversations(history) if (c.course_id, c.unit_id) == (course_id, unit_id)), None)
+    return (conv.id, conversation_place(store, conv)) if conv is not None else None
 
 
 # A history key: 24 random bytes (192 bits) in URL-safe base64, as ``secrets.token_urlsafe(24)`` writes them.

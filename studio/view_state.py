@@ -13,7 +13,9 @@ Invariants after every transition:
 * ``1 <= page <= pages`` of the unit's deck and never a page the instructor hid, ``second >= 0``;
 * without ``preview`` only released units are open (an instructor preview opens every unit);
 * an open conversation belongs to the open course, so its chips resolve against that course's
-  units and a chip only ever moves the viewer inside its own unit.
+  units and a chip only ever moves the viewer inside its own unit;
+* picking a unit opens that unit's own latest conversation (or none), never one of another unit, and
+  opening a conversation brings back the language it was asked in.
 """
 
 from __future__ import annotations
@@ -80,12 +82,14 @@ class Catalog:
 
 @dataclass(frozen=True)
 class Place:
-    """Where a conversation was asked: its course and unit, and the page or the second then open."""
+    """Where a conversation was asked: its course and unit, the page or the second then open, and the answer
+    language it was asked in (None: not known)."""
 
     course_id: int
     unit_id: int
     page: int | None = None
     second: float | None = None
+    language: str | None = None
 
 
 @dataclass(frozen=True)
@@ -233,15 +237,19 @@ def select_course(state: ViewState, catalog: Catalog, course_id: int) -> ViewSta
     return _at_unit(state, course, _first_unit(course), conversation_id=None)
 
 
-def select_unit(state: ViewState, catalog: Catalog, unit_id: int) -> ViewState:
-    """Another unit of the same course, at its start; the conversation stays open."""
+def select_unit(state: ViewState, catalog: Catalog, unit_id: int, conversation_id: int | None = None,
+                language: str | None = None) -> ViewState:
+    """Another unit of the same course, at its start, with ``conversation_id`` open: the unit's own latest
+    conversation, or None (the conversation of the unit left behind closes), in the ``language`` it was
+    asked in (None: the language stays)."""
     if unit_id == state.unit_id:
         return state
     course = catalog.course(state.course_id)
     unit = course.unit(unit_id) if course else None
     if course is None or unit is None:
         return with_notice(state, "error", f"Unit {unit_id} is not in this course.")
-    return _at_unit(state, course, unit)
+    opened = _at_unit(state, course, unit, conversation_id=conversation_id)
+    return replace(opened, language=language) if conversation_id is not None and language else opened
 
 
 def select_mode(state: ViewState, catalog: Catalog, mode: str | None) -> ViewState:
@@ -315,11 +323,13 @@ def _at_place(state: ViewState, catalog: Catalog, place: Place) -> ViewState:
 
 
 def open_conversation(state: ViewState, catalog: Catalog, conversation_id: int, place: Place) -> ViewState:
-    """Open a stored conversation where it was asked: its course, unit and view (page or second)."""
+    """Open a stored conversation where it was asked: its course, unit and view (page or second), in the
+    answer language it was asked in."""
     if catalog.course(place.course_id) is None:
         return with_notice(state, "error", f"This conversation was asked in course {place.course_id}, which is no "
                            "longer in the library.")
-    return replace(_at_place(state, catalog, place), conversation_id=conversation_id)
+    return replace(_at_place(state, catalog, place), conversation_id=conversation_id,
+                   language=place.language or state.language)
 
 
 def _unit_label(unit: UnitInfo) -> str:
@@ -428,11 +438,13 @@ def reload(catalog: Catalog, params: Mapping[str, str], find: Callable[[int], Pl
 
     ``find(conversation_id)`` gives where a conversation of this history was asked (None for a
     conversation that is not of this history); ``latest`` is the newest conversation of the history.
-    The URL's own position wins; without one the conversation (the URL's, else the latest) opens
-    where it was asked; without any conversation the first unit opens.
+    The URL's own position and language win; without a position the conversation (the URL's, else the
+    latest) opens where it was asked, in the language it was asked in; without any conversation the
+    first unit opens.
     """
     language = params.get("lang", "en")
-    state = replace(initial(catalog, language if language in set(languages) else "en"), preview=preview_param(params))
+    language = language if language in set(languages) else "en"
+    state = replace(initial(catalog, language), preview=preview_param(params))
     conv = _int(params.get("conversation"))
     place = find(conv) if conv is not None else None
     if place is None and latest is not None and "course" not in params:
@@ -442,11 +454,13 @@ def reload(catalog: Catalog, params: Mapping[str, str], find: Callable[[int], Pl
     course_id = _int(params.get("course"))
     if course_id is None or catalog.course(course_id) is None:
         return state
+    state = replace(state, language=language)  # the URL says where and in which language
     if course_id != state.course_id:
         state = select_course(state, catalog, course_id)
     unit_id = _int(params.get("unit"))
     if unit_id is not None and catalog.unit(course_id, unit_id) is not None and unit_id != state.unit_id:
-        state = select_unit(state, catalog, unit_id)
+        # the URL's conversation stays open (a chip of it may have opened another unit of its course)
+        state = select_unit(state, catalog, unit_id, state.conversation_id)
     view = params.get("view")
     if view == "video" and "video" in _unit(catalog, state).modes:
         state = replace(state, mode="video", second=_second(params.get("second"), _unit(catalog, state)), play=False)

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from citation_core.contract import parse
 from citation_core.lms.render import MAX_ANSWER_CHARS
 from citation_core.lms.store import LmsStore
-from studio.keys import VIEW, W_COURSE, W_PASTED, W_PREVIEW, W_QUESTION, W_SLIDE, W_UNIT
+from studio.keys import VIEW, W_COURSE, W_LANGUAGE, W_PASTED, W_PREVIEW, W_QUESTION, W_SLIDE, W_UNIT
 from studio.text import plural
 from tests.conftest import ROOT
 
@@ -222,3 +222,39 @@ def test_language_qa_audits_a_pasted_answer_and_flags_a_claim_cited_to_an_unrela
     flagged = tables[0].split("<tr class='is-flagged'")[1:]
     assert len(flagged) == 1 and "Theta of n log n" in flagged[0] and "Hashing" in flagged[0]
     assert any("flagged as unsupported" in w.value for w in at.warning)
+
+
+def test_a_unit_change_opens_that_units_own_conversation_and_history_its_language(isolated_store: Path) -> None:
+    key = "Uc_-" * 8
+    store = LmsStore(isolated_store)
+
+    def conversation(unit: int, page: int, language: str, question: str) -> int:
+        meta = {"course": 1, "unit": unit, "page": page, "second": None, "language": language, "variant": "default"}
+        return store.save_turn(key, None, question, "An answer without citations.", course_id=1, unit_id=unit,
+                               title=question, question_meta=meta).conversation_id
+
+    merge = conversation(101, 6, "en", "How does merging work?")
+    trees = conversation(301, 4, "de", "Wie fügt man einen Schlüssel ein?")
+    at = AppTest.from_file(str(ROOT / "pages" / "ask.py"), default_timeout=60)
+    at.query_params["history"] = key
+    at.run()
+    assert not at.exception, at.exception
+
+    def opened() -> tuple[int, int | None, str]:
+        state = at.session_state[VIEW]
+        return state.unit_id, state.conversation_id, state.language
+
+    assert opened() == (301, trees, "de")  # the latest conversation, where and in the language it was asked
+    at.selectbox(key=W_UNIT).select(201).run()
+    assert opened() == (201, None, "de"), "unit 201 has no conversation: none is open, the language stays"
+    assert not [m for m in at.chat_message]
+    at.selectbox(key=W_UNIT).select(101).run()
+    assert opened() == (101, merge, "en")
+    at.selectbox(key=W_UNIT).select(301).run()
+    assert opened() == (301, trees, "de")
+
+    at.selectbox(key=W_LANGUAGE).select("fr").run()
+    at.button(key=f"conv-{merge}").click().run()  # History
+    assert not at.exception, at.exception
+    assert opened() == (101, merge, "en")
+    assert at.selectbox(key=W_LANGUAGE).value == "en"

@@ -40,9 +40,13 @@ def test_every_unit_change_takes_however_many_in_a_row() -> None:
     assert vs.select_unit(s, CATALOG, 401).mode == "video", "a unit without a deck opens its video"
 
 
-def test_a_unit_change_keeps_the_conversation_a_course_change_closes_it() -> None:
+def test_a_unit_change_opens_that_units_own_conversation_or_none_a_course_change_closes_it() -> None:
     s = vs.conversation_started(start(), 7)
-    assert vs.select_unit(s, CATALOG, 201).conversation_id == 7
+    assert vs.select_unit(s, CATALOG, 201).conversation_id is None, "conversation 7 is of unit 101"
+    other = vs.select_unit(s, CATALOG, 201, 9, "de")  # unit 201's latest conversation, asked in German
+    assert (other.unit_id, other.conversation_id, other.language) == (201, 9, "de")
+    assert vs.select_unit(s, CATALOG, 201, None, "de").language == "en", "no conversation: the language stays"
+    assert vs.to_params(vs.select_unit(s, CATALOG, 201)).get("conversation") is None
     moved = vs.select_course(s, CATALOG, 900)
     assert (moved.course_id, moved.unit_id, moved.conversation_id) == (900, 9001, None)
     assert vs.select_course(moved, CATALOG, 900) is moved
@@ -278,3 +282,29 @@ def test_a_click_carries_its_evidence_to_the_viewer_and_any_other_move_drops_it(
     for junk in (42, "", " ", "x" * 10_000, ["a"]):
         clicked = vs.apply_click(start(), CATALOG, {"kind": "slide", "unitId": 101, "page": 2, "quote": junk})
         assert clicked.page == 2 and clicked.evidence is None
+
+
+def test_opening_a_conversation_brings_back_the_language_it_was_asked_in() -> None:
+    s = vs.select_language(start(), "fr")
+    opened = vs.open_conversation(s, CATALOG, 12, Place(1, 301, page=2, language="de"))
+    assert (opened.conversation_id, opened.unit_id, opened.language) == (12, 301, "de")
+    assert vs.open_conversation(s, CATALOG, 13, Place(1, 201, page=2)).language == "fr", "not known: it stays"
+
+
+def test_a_reload_keeps_the_urls_language_and_a_bare_one_the_conversations() -> None:
+    places = {12: Place(1, 301, page=2, language="de")}
+    assert vs.reload(CATALOG, {"history": "k"}, places.get, 12, ["en", "de"]).language == "de"
+    s = vs.open_conversation(start(), CATALOG, 12, places[12])
+    switched = vs.select_language(s, "en")  # picked after the conversation was asked
+    back = vs.reload(CATALOG, vs.to_params(switched), places.get, 12, ["en", "de"])
+    assert (back.conversation_id, back.language) == (12, "en")
+
+
+def test_a_reload_keeps_the_urls_conversation_in_the_unit_a_chip_opened() -> None:
+    """A chip of conversation 12 (asked in unit 301) opened unit 101: a reload shows the same."""
+    places = {12: Place(1, 301, page=2)}
+    s = vs.open_conversation(start(), CATALOG, 12, places[12])
+    clicked = vs.apply_click(s, CATALOG, {"kind": "slide", "unitId": "101", "page": 6, "nonce": "n1"})
+    assert (clicked.unit_id, clicked.conversation_id) == (101, 12)
+    back = vs.reload(CATALOG, vs.to_params(clicked), places.get, None, ["en"])
+    assert (back.unit_id, back.page, back.conversation_id) == (101, 6, 12)
