@@ -27,6 +27,7 @@ from citation_core.material.library import CourseMaterial
 from citation_core.pipeline.languages import LANGUAGES
 from citation_core.pipeline.trace import ProgressEvent
 from citation_core.text import clock
+from citation_core.text.languages import lang_code
 from studio import cached
 from studio import view_state as vs
 from studio.audit_table import audit_table
@@ -300,6 +301,12 @@ def _answer_views(msg: Message, answer_material: CourseMaterial) -> None:
         st.code(msg.content, language="markdown", wrap_lines=True)
 
 
+def material_language(code: str) -> str:
+    """A unit's language as people read it, e.g. "German (de)"; a code the app does not know, as it is."""
+    known = LANGUAGES.get(code.replace("_", "-").split("-")[0].lower())
+    return f"{known.name} ({code})" if known is not None else code
+
+
 # --- the chat -------------------------------------------------------------------------------------
 with chat_col:
     st.subheader("Ask about what you see")
@@ -312,10 +319,14 @@ with chat_col:
     q_cols[1].selectbox("Variant", ["default", "advanced"], key=W_VARIANT,
                         on_change=lambda: _set(vs.select_variant, ss[W_VARIANT]))
     offline = model_badges(config, state.variant)
-    if offline and state.language != um.unit.language:
-        st.info(f"The offline model cannot write {LANGUAGES[state.language].name}: keywords and summaries stay in "
-                f"the language of the material ({um.unit.language}). Point a role at an LLM in application.yml "
-                "to get them translated.")
+    if state.language != lang_code(um.unit.language):
+        asked = LANGUAGES[state.language].name
+        st.warning(f"The answer language, {asked}, differs from this unit's material, which is in "
+                   f"{material_language(um.unit.language)}. "
+                   + ("The offline model cannot translate: keywords and summaries stay in the material's language. "
+                      "Point a role at an LLM in application.yml to get them translated." if offline else
+                      f"Keywords and summaries are written in {asked}, and sentences are matched to slides in "
+                      "another language, which finds fewer of them."))
 
     messages = cached.messages(state.conversation_id) if state.conversation_id is not None else ()
     payloads = cached.conversation_payloads(messages, material)

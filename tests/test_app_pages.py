@@ -258,3 +258,17 @@ def test_a_unit_change_opens_that_units_own_conversation_and_history_its_languag
     assert not at.exception, at.exception
     assert opened() == (101, merge, "en")
     assert at.selectbox(key=W_LANGUAGE).value == "en"
+
+
+def test_ask_warns_when_the_answer_language_differs_from_the_materials() -> None:
+    at = page("ask.py")
+    assert not [w for w in at.warning if "differs" in w.value]  # English material, English answers
+    at.selectbox(key=W_LANGUAGE).select("de").run()
+    (warning,) = [w.value for w in at.warning if "differs" in w.value]
+    assert warning.startswith("The answer language, German, differs from this unit's material, which is in "
+                              "English (en).")
+    at.selectbox(key=W_UNIT).select(301).run()  # Binäre Suchbäume: German material
+    assert not [w for w in at.warning if "differs" in w.value]
+    at.selectbox(key=W_LANGUAGE).select("en").run()
+    assert [w.value for w in at.warning if "differs" in w.value][0].startswith(
+        "The answer language, English, differs from this unit's material, which is in German (de).")
