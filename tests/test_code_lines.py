@@ -3,9 +3,15 @@ title, summary or keyword (and neither is a licence line, a page number or a web
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from citation_core import cite
+from citation_core.chat.offline_writer import write_answer
 from citation_core.llm.offline import keyword_candidates, pick_keyword, summarize
+from citation_core.lms.render import render_markdown
+from citation_core.sources import PageChunk, Sources
 from citation_core.text import is_code_line, slide_units
 from citation_core.text.statements import slide_statements
 
@@ -127,3 +133,59 @@ def test_statements_summaries_and_keywords_leave_diagrams_code_and_licence_lines
         for kw in [pick_keyword(text, []), *keyword_candidates(text)]:
             assert all(word in prose for word in kw.lower().split()), kw  # no word of code, a diagram or a footer
     assert summarize(BRANCHES).startswith("Ein Branch ist ein beweglicher Zeiger")
+
+
+def _answer(text: str, question: str) -> str:
+    return write_answer({"question": question, "language": "de",
+                         "view": {"kind": "slide", "uuid": "p12", "printed": "12", "title": text.split("\n")[0],
+                                  "text": text}})
+
+
+def test_the_writer_quotes_a_conflict_as_a_fenced_block_with_its_line_breaks() -> None:
+    answer = _answer(CONFLICT, "Was passiert bei einem Merge-Konflikt?")
+    assert ('```\n  <<<<<<< HEAD\n  System.out.println("Hallo Welt");\n  =======\n'
+            '  System.out.println("Hello World");\n  >>>>>>> branch:file.java\n  ```') in answer
+    html = render_markdown(answer)
+    assert "<blockquote>" not in html  # ">>>>>>>" is no nest of quotes
+    assert "&gt;&gt;&gt;&gt;&gt;&gt;&gt; branch:file.java" in html.split("<pre>")[1].split("</pre>")[0]
+    assert "Git markiert den Konflikt in der Datei:" in html
+
+
+def test_the_writer_keeps_code_out_of_prose_and_console_output_in_one_block() -> None:
+    answer = _answer(STATUS, "Was zeigt git status an?")
+    assert "```\n$ git status\nOn branch master\nChanges not staged for commit:\n" in answer
+    assert "- git status zeigt geänderte und neue Dateien an." in answer
+    prose = re.sub(r"```.*?```", "", answer, flags=re.S)
+    assert "On branch" not in prose and "modified:" not in prose
+    java = _answer(JAVA, "Wie sieht eine Klasse in Java aus?")
+    assert "```\n  public class Hello {\n      public static void main(String[] args) {\n" in java
+    assert "<pre><code>public class Hello {\n    public static void main" in render_markdown(java)
+
+
+def test_a_single_code_line_is_inline_code_and_backticks_inside_it_are_kept() -> None:
+    text = ("Befehle\nDie Historie kompakt anzeigen:\ngit log --format='`%h` %s'\n"
+            "Danach die Ausgabe lesen und verstehen.")
+    answer = _answer(text, "Wie zeige ich die Historie kompakt an?")
+    assert "- Die Historie kompakt anzeigen: `` git log --format='`%h` %s' ``" in answer
+    assert "<code>git log --format='`%h` %s'</code>" in render_markdown(answer)
+
+
+def test_prose_that_starts_or_holds_markdown_marks_is_shown_as_written() -> None:
+    text = ("Kommentare\n# Kommentarzeilen beginnen mit einer Raute.\n• > 5 Zeilen lang sollte kein Kommentar sein.\n"
+            "• Die Methode __init__ braucht 2*n und 3*m Schritte.")
+    html = render_markdown(_answer(text, "Was steht auf dieser Folie?"))
+    for tag in ("<h1>", "<blockquote>", "<em>", "<strong>"):
+        assert tag not in html, html
+    for shown in ("# Kommentarzeilen beginnen mit einer Raute.", "&gt; 5 Zeilen lang", "__init__ braucht 2*n und 3*m"):
+        assert shown in html, html
+
+
+def test_a_cited_git_answer_renders_without_quote_bars_or_diagram_summaries() -> None:
+    pages = [PageChunk(f"p{i}", 7, i, text, str(i), lecture_unit_name="Git") for i, text in
+             enumerate((CONFLICT, BRANCHES, STATUS, JAVA), start=12)]
+    answer = _answer(CONFLICT, "Was passiert bei einem Merge-Konflikt?")
+    result = cite(answer, Sources(lecture=tuple(pages)), language="de")
+    assert result.citations
+    for c in result.citations:
+        assert not re.search(r"<<<<|>>>>|====|---|\$ git", c.summary + c.keyword), (c.keyword, c.summary)
+    assert "<blockquote>" not in render_markdown(result.answer)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +29,7 @@ from ..text import (
     terms,
 )
 from ..text.similarity import semantic_model
+from ..text.slides import SlideUnit, title_ok
 
 # Wording per language: {S} a slide label, {n} printed number, {t} title, {u} unit name, {c} video time.
 PHRASES: dict[str, dict[str, str]] = {
@@ -119,6 +121,9 @@ class Doc:
     bullets: list[bool] = field(default_factory=list)  # per unit: a bullet or sentence (not a figure row)
     title_terms: set[str] = field(default_factory=set)
     unit_terms: list[set[str]] = field(default_factory=list)
+    # per unit: the code, console or diagram lines the slide shows before and after it (``_code_runs``)
+    before: list[list[str]] = field(default_factory=list)
+    after: list[list[str]] = field(default_factory=list)
 
     @property
     def all_terms(self) -> set[str]:
@@ -136,18 +141,55 @@ def _read(source: Mapping[str, Any], lang_hint: str) -> Doc:
         doc = Doc("video", source, "", units)
     else:
         slide = slide_units(text)
-        units, bullets = [], []
-        for u in slide.units:
-            if u.kind == "code":
+        units, bullets, before, after = [], [], [], []
+        waiting: list[str] = []  # a run of code lines that no statement introduced
+        follows = False  # the last slide unit was a kept statement
+        for u, run in _code_runs(slide.units):
+            if run:
+                if follows and units[-1].endswith(":") and not after[-1]:
+                    after[-1] = run  # "Git markiert den Konflikt in der Datei:" and the conflict
+                else:
+                    waiting = run
+                follows = False
                 continue
             statement = u.full()
-            if _statement(statement):
-                units.append(statement)
-                bullets.append(u.kind == "bullet" or bool(re.search(r"[.!?]$", statement)))
-        doc = Doc("slide", source, str(source.get("title") or slide.title), units, bullets)
+            if not _statement(statement):
+                waiting, follows = [], False
+                continue
+            units.append(statement)
+            bullets.append(u.kind == "bullet" or bool(re.search(r"[.!?]$", statement)))
+            # "$ git status" and its output, then "git status zeigt geänderte Dateien an."
+            before.append(waiting if waiting and _names_code(statement, waiting) else [])
+            after.append([])
+            waiting, follows = [], True
+        given = str(source.get("title") or "")
+        doc = Doc("slide", source, given if title_ok(given) else slide.title, units, bullets, before=before,
+                  after=after)
     doc.title_terms = terms(doc.title, lang) if doc.title else set()
     doc.unit_terms = [terms(u, lang) for u in doc.units]
     return doc
+
+
+def _code_runs(units: Sequence[SlideUnit]) -> list[tuple[SlideUnit, list[str]]]:
+    """The slide's units in order, each statement alone and each run of code lines as one (its lines as the
+    slide prints them)."""
+    out: list[tuple[SlideUnit, list[str]]] = []
+    for u in units:
+        if u.kind != "code":
+            out.append((u, []))
+        elif out and out[-1][1]:
+            out[-1][1].append(u.raw or u.text)
+        else:
+            out.append((u, [u.raw or u.text]))
+    return out
+
+
+def _names_code(statement: str, run: Sequence[str]) -> bool:
+    """Whether ``statement`` explains the code above it by naming it first ("git status zeigt …" under
+    "$ git status")."""
+    first = re.findall(r"[\w.-]+", statement.lower())[:1]
+    shown = set(re.findall(r"[\w.-]+", run[0].lower()))
+    return bool(first) and first[0] in shown
 
 
 def _formula(text: str) -> bool:
@@ -312,6 +354,7 @@ def _units_for(d: Doc, scorer: Scorer, broad: bool) -> list[str]:
 
 def _label(ph: Mapping[str, str], source: Mapping[str, Any], with_title: bool = True) -> str:
     printed, title = source.get("printed"), str(source.get("title") or "")
+    title = title if title_ok(title) else ""  # never a command, a diagram or a licence line
     if printed:
         label = ph["slide_n"].format(n=printed)
         return label + ph["title"].format(t=title) if with_title and title else label
@@ -329,10 +372,66 @@ def _lead(ph: Mapping[str, str], d: Doc, view_unit: str, primary: bool) -> str:
     return ph["says" if primary else "adds"].format(S=label)
 
 
-def _render(lead: str, units: Sequence[str], kind: str) -> str:
+def _render(lead: str, units: Sequence[str], kind: str, doc: Doc | None = None) -> str:
+    """The lead and the quoted statements: a paragraph of what the lecturer says, or a list of the slide's
+    statements. Code, console and diagram lines that go with a statement (``Doc.before``, ``Doc.after``)
+    are quoted as code: one line as inline code, several as a fenced block that keeps their line breaks
+    (inside the bullet of the statement that introduces them, else before the bullet that explains them)."""
     if kind == "video":
         return lead + "\n\n" + " ".join(units)
-    return lead + "\n\n" + "\n".join(f"- {u}" for u in units)
+    blocks: list[str] = []
+    items: list[str] = []
+    for u in units:
+        i = doc.units.index(u) if doc is not None and u in doc.units else None
+        before = doc.before[i] if doc is not None and i is not None and doc.before else []
+        after = doc.after[i] if doc is not None and i is not None and doc.after else []
+        if len(before) == 1:
+            items.append(f"- {code_span(before[0].strip())}")
+        elif before:
+            if items:
+                blocks.append("\n".join(items))
+                items = []
+            blocks.append(fenced(before))
+        item = f"- {markdown_text(u)}"
+        if len(after) == 1:
+            item += f" {code_span(after[0].strip())}"
+        elif after:
+            item += "\n" + "\n".join(f"  {line}" if line else "" for line in fenced(after).split("\n"))
+        items.append(item)
+    if items:
+        blocks.append("\n".join(items))
+    return lead + "\n\n" + "\n\n".join(blocks)
+
+
+_BLOCK_START = re.compile(r"^(?:[>#+=|~-]|\*|\d+[.)](?=\s|$))")
+
+
+def markdown_text(text: str) -> str:
+    """Slide text as Markdown that shows it as it is: no heading, quote, list or rule where a line starts with
+    such a mark ("> 5 Elemente", "# Kommentar"), no code span, emphasis or marker where it holds "`", "*",
+    "__init__" or "[cite:" (an underscore inside a name, "readonly_flag", stays as it is)."""
+    text = re.sub(r"([`*\\])", r"\\\1", text)
+    text = re.sub(r"(?<![^\W_])_|_(?![^\W_])", r"\\_", text)
+    text = re.sub(r"\[(?=\s*cite)", r"\\[", text, flags=re.I)
+    return "\\" + text if _BLOCK_START.match(text) else text
+
+
+def code_span(line: str) -> str:
+    """``line`` as inline code: fenced by one backtick more than its longest run of them, and padded by a space
+    where it starts or ends with one (``git log --format='`%h`'``)."""
+    longest = max((len(m) for m in re.findall(r"`+", line)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if line.startswith("`") or line.endswith("`") or longest else ""
+    return f"{fence}{pad}{line}{pad}{fence}"
+
+
+def fenced(lines: Sequence[str]) -> str:
+    """``lines`` as a fenced code block, their common indentation removed and the rest kept; the fence is
+    longer than any run of backticks inside."""
+    text = textwrap.dedent("\n".join(line.rstrip() for line in lines)).strip("\n")
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}\n{text}\n{fence}"
 
 
 def _near_duplicate(a: set[str], chosen: Sequence[set[str]]) -> bool:
@@ -393,7 +492,7 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
     view_unit = str(view.get("unit") or "")
     if primary is not None:
         units = _units_for(primary, scorer, broad)
-        parts.append(_render(_lead(ph, primary, view_unit, True), units, primary.kind))
+        parts.append(_render(_lead(ph, primary, view_unit, True), units, primary.kind, primary))
         chosen_terms += [terms(u) for u in units]
         # the slide shown in the video at that moment
         shown = view.get("shown") if primary is view_doc and primary.kind == "video" else None
@@ -402,7 +501,7 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
             shown_units = [u for u in _units_for(shown_doc, scorer, scorer.doc(shown_doc) < 0.3)[:3]
                            if not _near_duplicate(terms(u), chosen_terms)]
             if shown_units and not shown.get("filler"):
-                parts.append(_render(_lead(ph, shown_doc, view_unit, False), shown_units, "slide"))
+                parts.append(_render(_lead(ph, shown_doc, view_unit, False), shown_units, "slide", shown_doc))
                 chosen_terms += [terms(u) for u in shown_units]
         covered = set(primary.title_terms).union(*chosen_terms)
         extra = sorted((d for d in docs if d is not primary and d.units and not d.source.get("filler")),
@@ -417,7 +516,7 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
             # only what adds to the answer: a term of the question the answer does not cover yet
             units = [u for u in units if scorer.of(terms(u)) >= 0.5 and (terms(u) & query.own) - covered][:2]
             if units:
-                parts.append(_render(_lead(ph, d, view_unit, False), units, d.kind))
+                parts.append(_render(_lead(ph, d, view_unit, False), units, d.kind, d))
                 chosen_terms += [terms(u) for u in units]
                 covered = covered.union(*chosen_terms)
                 added += 1
