@@ -141,7 +141,10 @@ def _read(source: Mapping[str, Any], lang_hint: str) -> Doc:
         doc = Doc("video", source, "", units)
     else:
         slide = slide_units(text)
-        units, bullets, before, after = [], [], [], []
+        units: list[str] = []
+        bullets: list[bool] = []
+        before: list[list[str]] = []
+        after: list[list[str]] = []
         waiting: list[str] = []  # a run of code lines that no statement introduced
         follows = False  # the last slide unit was a kept statement
         for u, run in _code_runs(slide.units):
