@@ -141,7 +141,7 @@ def _read(source: Mapping[str, Any], lang_hint: str) -> Doc:
         doc = Doc("video", source, "", units)
     else:
         slide = slide_units(text)
-        units: list[str] = []
+        units = []
         bullets: list[bool] = []
         before: list[list[str]] = []
         after: list[list[str]] = []
