@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -14,10 +16,22 @@ from citation_core.errors import CitationStudioError
 from citation_core.material.deck import load_deck
 from citation_core.material.library import UnitMaterial, decks_to_read
 from citation_core.material.ocr import ocr_unavailable
-from citation_core.material.uploads import Upload, UploadResult, add_upload, display_name, update_unit
+from citation_core.material.uploads import (
+    MAX_NAME_CHARS,
+    UPLOAD_LECTURE_NAME,
+    UnitSuggestion,
+    Upload,
+    UploadResult,
+    add_upload,
+    display_name,
+    suggest_unit,
+    update_unit,
+)
+from citation_core.pipeline.languages import LANGUAGES
 from studio import cached
+from studio.keys import OPEN_UNIT, W_LIBRARY_COURSE
 from studio.services import course_roots
-from studio.text import md_escape, plural
+from studio.text import md_escape, plural, short_title
 from studio.widgets import slide_image
 
 THUMBNAILS_PER_VIEW = 24  # a deck of thousands of pages shows them in ranges of this many
@@ -53,14 +67,23 @@ def read_pending_decks() -> None:
 
 
 def upload_message(res: UploadResult) -> str:
+    """What an upload did, naming the course and lecture the unit went into."""
     name = md_escape(res.unit_name)
-    where = f"unit {res.unit_id}, {res.pages} pages, attachment version {res.attachment_version}"
+    place = f"the course “{md_escape(res.course_name)}”, lecture “{md_escape(res.lecture_name)}”"
+    where = (f"unit {res.unit_id}, {res.pages} pages, language {md_escape(language_label(res.language))}, "
+             f"attachment version {res.attachment_version}")
     if not res.replaced:
-        return f"Added “{name}” ({where})."
+        return f"Added “{name}” to {place} ({where})."
     if res.stales_answers:
-        return f"Replaced “{name}” ({where}). Answers stored for an older version now show as stale."
-    return (f"“{name}” is unchanged: the deck is the same file as the stored one, so its version stays "
-            f"({where}).")
+        return f"Replaced “{name}” in {place} ({where}). Answers stored for an older version now show as stale."
+    return (f"“{name}” in {place} is unchanged: the deck is the same file as the stored one, so its version "
+            f"stays ({where}).")
+
+
+def language_label(code: str) -> str:
+    """``German (de)`` for a supported code; any other code as it is."""
+    known = LANGUAGES.get(code.replace("_", "-").split("-")[0].lower())
+    return f"{known.name} ({code})" if known is not None else code
 
 
 def bad_file_hint(message: str, chosen: dict[str, str]) -> str:
@@ -75,16 +98,57 @@ def bad_file_hint(message: str, chosen: dict[str, str]) -> str:
     return "The files stay chosen: fix the problem and press “Add to library” again."
 
 
+def suggestion(deck: Any) -> UnitSuggestion:
+    """What the form offers for the chosen deck (its title and language), read once per chosen file."""
+    key = f"up_suggestion_{deck.file_id}"
+    if key not in ss:
+        with st.spinner("Reading the deck's title and language…"):
+            ss[key] = suggest_unit(settings.library_dir, Upload(deck.name, deck.getvalue()),
+                                   settings.max_upload_mb * 1_000_000)
+    found: UnitSuggestion = ss[key]
+    return found
+
+
+def unit_fields(deck: Any, generation: int) -> tuple[str, str, str]:
+    """Unit name, lecture and language: offered from the chosen deck, editable before it is added."""
+    cols = st.columns([3, 3, 2])
+    if deck is None:
+        cols[0].text_input("Unit name", placeholder="from the PDF's title", disabled=True, key=f"up_name_{generation}")
+        cols[1].text_input("Lecture", placeholder=UPLOAD_LECTURE_NAME, disabled=True, key=f"up_lecture_{generation}")
+        cols[2].selectbox("Language", ["read from the deck"], disabled=True, key=f"up_lang_{generation}")
+        st.caption("Choose a PDF: its title and the language of its text fill in the unit's name and language.")
+        return "", "", ""
+    offer = suggestion(deck)
+    suffix = f"{generation}_{deck.file_id}"  # another file chosen: fresh fields with its own offer
+    name = cols[0].text_input("Unit name", value=offer.name, key=f"up_name_{suffix}", max_chars=MAX_NAME_CHARS)
+    lecture = cols[1].text_input("Lecture", value=offer.lecture_name, key=f"up_lecture_{suffix}",
+                                 max_chars=MAX_NAME_CHARS)
+    codes = list(LANGUAGES) + ([offer.language] if offer.language not in LANGUAGES else [])
+    language = cols[2].selectbox("Language", codes, index=codes.index(offer.language), key=f"up_lang_{suffix}",
+                                 format_func=language_label,
+                                 help="The language of the deck's text: it decides stemming and stop words, and "
+                                      "the language answers about the unit are compared with.")
+    read = (f"title “{md_escape(offer.title)}”" if offer.title else "no title in the PDF (the file name is used)")
+    told = (f"language {language_label(offer.detected)}" if offer.detected else
+            "too little text to tell its language")
+    st.caption(f"Read from the deck: {read}, {told}."
+               + (f" It replaces the deck of unit {offer.existing}, whose name, lecture and language are offered."
+                  if offer.existing is not None else ""))
+    return name, lecture, language
+
+
 def upload_form() -> None:
     generation = ss.setdefault("upload_generation", 0)  # a new generation clears the form after a success
     limit = settings.max_upload_mb
-    with st.form(f"upload_{generation}", clear_on_submit=False):
+    # no st.form: the unit's name and language are offered from the chosen deck before it is added
+    with st.container(border=True, key="upload_form"):
         deck = st.file_uploader("Deck (PDF)", type=None, key=f"up_deck_{generation}", max_upload_size=limit)
+        name, lecture, language = unit_fields(deck, generation)
         transcript = st.file_uploader("Transcript (WebVTT or SubRip, optional)", type=None,
                                       key=f"up_tr_{generation}", max_upload_size=limit)
         faqs = st.file_uploader("FAQs (YAML, optional)", type=None, key=f"up_faq_{generation}",
                                 max_upload_size=limit)
-        go = st.form_submit_button("Add to library", type="primary")
+        go = st.button("Add to library", type="primary", key=f"up_go_{generation}")
     if not go:
         if "upload_result" in ss:  # the message of the upload that cleared the form
             kind, text = ss.pop("upload_result")
@@ -103,6 +167,7 @@ def upload_form() -> None:
             Upload(transcript.name, transcript.getvalue()) if transcript else None,
             Upload(faqs.name, faqs.getvalue()) if faqs else None,
             max_bytes=limit * 1_000_000, progress=reading_progress(bar, md_escape(display_name(deck.name))),
+            name=name, lecture_name=lecture, language=language,
         )
     except CitationStudioError as exc:
         bar.empty()
@@ -117,6 +182,7 @@ def upload_form() -> None:
         text = upload_message(res) + "".join(f"\n\n⚠ {md_escape(w)}" for w in res.warnings)
         ss["upload_result"] = ("success" if not res.warnings else "warning", text)
         ss["upload_generation"] = generation + 1
+        ss[OPEN_UNIT] = (res.course_id, res.unit_id)  # the Library shows the unit it went into
         st.rerun()
 
 
@@ -138,7 +204,7 @@ def greyed(png: bytes, label: str) -> bytes:
     return out.getvalue()
 
 
-def metadata_form(um: UnitMaterial, library: Path) -> None:
+def metadata_form(um: UnitMaterial, library: Path, course_id: int) -> None:
     """Name, lecture and language of an uploaded unit; saving leaves its material versions alone."""
     u = um.unit
     with st.expander("Edit name, lecture and language"), st.form(f"meta_{u.id}"):
@@ -153,6 +219,7 @@ def metadata_form(um: UnitMaterial, library: Path) -> None:
                 st.error(md_escape(exc))
             else:
                 ss["meta_saved"] = f"Saved unit {u.id}; its versions are unchanged."
+                ss[OPEN_UNIT] = (course_id, u.id)  # its tab stays open, whatever it is called now
                 st.rerun()
 
 
@@ -160,11 +227,20 @@ def page_caption(um: UnitMaterial, page_number: int) -> str:
     assert um.deck is not None
     p = um.deck.page(page_number)
     text = (f"page {p.page_number} · printed **{md_escape(p.display_page_number or '—')}** "
-            f"({p.display_source}) · {md_escape(p.title[:40])}")
+            f"({p.display_source}) · {md_escape(short_title(p.title))}")
     if um.is_hidden(page_number):
         text = (f"page {p.page_number} · printed **{md_escape(p.display_page_number or '—')}** "
                 f"({p.display_source}) · :gray[hidden from students (hidden\\_pages in course.yml)]")
     return text
+
+
+def tab_labels(units: Iterable[UnitMaterial]) -> dict[int, str]:
+    """Each unit's tab label: its name, "(not released)" when students do not see it, and its id when
+    another unit has the same label (a tab is found again by its label)."""
+    plain = {um.unit.id: md_escape(um.unit.name) + ("" if um.released else " (not released)") for um in units}
+    seen = Counter(plain.values())
+    return {uid: label if seen[label] == 1 and label != "FAQs" else f"{label} · unit {uid}"
+            for uid, label in plain.items()}
 
 
 def withheld_note(um: UnitMaterial) -> str:
@@ -182,7 +258,12 @@ if unavailable:
 read_pending_decks()
 
 courses = cached.courses()
-material = courses[st.selectbox("Course", list(courses))]
+opening = ss.pop(OPEN_UNIT, None)  # (course id, unit id) just uploaded or edited: show it
+if opening is not None:
+    label = next((label for label, m in courses.items() if m.course.id == opening[0]), None)
+    if label is not None:
+        ss[W_LIBRARY_COURSE] = label
+material = courses[st.selectbox("Course", list(courses), key=W_LIBRARY_COURSE)]
 every = material.all_units
 hidden_total = sum(len(um.unit.hidden_pages) for um in every.values())
 st.caption(f"{plural(len(every), 'unit')} ({len(material.withheld)} not released, "
@@ -194,8 +275,14 @@ if "meta_saved" in ss:
     st.success(ss.pop("meta_saved"))
 
 editable = material.course.root.resolve() == settings.library_dir.resolve()
-unit_tabs = st.tabs([md_escape(um.unit.name) + ("" if um.released else " (not released)") for um in every.values()]
-                    + ["FAQs"])
+labels = tab_labels(every.values())
+tabs_key = f"library_tabs_{material.course.id}"
+if opening is not None and opening[0] == material.course.id and opening[1] in labels:
+    ss[tabs_key] = labels[opening[1]]
+if ss.get(tabs_key) not in [*labels.values(), "FAQs"]:
+    ss.pop(tabs_key, None)  # the open unit is gone
+# the tabs keep which one is open across reruns (a save, an upload), by key
+unit_tabs = st.tabs([*labels.values(), "FAQs"], key=tabs_key, on_change="rerun")
 for tab, um in zip(unit_tabs, every.values(), strict=False):
     with tab:
         u = um.unit
@@ -204,7 +291,7 @@ for tab, um in zip(unit_tabs, every.values(), strict=False):
         if not um.released:
             st.info(withheld_note(um))
         if editable:
-            metadata_form(um, settings.library_dir)
+            metadata_form(um, settings.library_dir, material.course.id)
         if um.deck is not None:
             hidden = sorted(u.hidden_pages)
             st.markdown(f"Deck {md_escape(um.deck.path.name)} · {len(um.deck.pages)} pages"
@@ -227,7 +314,10 @@ for tab, um in zip(unit_tabs, every.values(), strict=False):
                         elif not um.released:
                             png = greyed(png, "Not released")
                         slide_image(png)
-                        st.caption(page_caption(um, p.page_number))
+                        title = "" if um.is_hidden(p.page_number) else " ".join(p.title.split())
+                        # a title cut short shows whole in the tooltip
+                        st.caption(page_caption(um, p.page_number),
+                                   help=md_escape(title) if short_title(title) != title else None)
         if um.transcript is not None:
             with st.expander(f"Transcript `{um.transcript.path.name}` · {len(um.transcript.cues)} cues"):
                 st.dataframe([{"start": c.start, "end": c.end, "text": c.text} for c in um.transcript.cues],

@@ -27,5 +27,9 @@ W_QUESTION = "w_question"
 W_PASTED = "w_pasted"
 W_PREVIEW = "w_preview"  # instructor preview: units not released yet are offered too
 
+# Library: the course picked, and the unit to show after an upload or an edit: (course id, unit id)
+W_LIBRARY_COURSE = "w_library_course"
+OPEN_UNIT = "library_open_unit"
+
 # Chip preview: the last click value the chips sent
 PREVIEW_CLICK = "preview_click"

@@ -18,3 +18,18 @@ def plural(count: int, singular: str, plural_form: str | None = None) -> str:
     word = singular if count == 1 else (plural_form or (singular + ("es" if singular.endswith(("s", "x", "ch", "sh"))
                                                                       else "s")))
     return f"{count:,} {word}"
+
+
+def short_title(text: str, limit: int = 40) -> str:
+    """``text`` cut to at most ``limit`` characters at a word boundary, with "…" when it was cut.
+
+    A single word longer than the limit is cut inside it (nothing else fits); punctuation and spaces left
+    at the cut go.
+    """
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    if text[limit - 1] != " " and " " in head:
+        head = head[: head.rfind(" ")]
+    return head.rstrip(" ,;:–—-·/") + "…"

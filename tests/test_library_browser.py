@@ -94,13 +94,18 @@ def test_upload_with_progress_a_kept_form_and_an_identical_reupload(
     wait_idle(page)
     assert page.locator("[data-testid=stFileChip]").count() == 1
     submit_and_watch(page)
-    assert alert(page) == "Added “fraction bottom right images” (unit 9001, 18 pages, attachment version 1)."
+    added = alert(page)
+    assert added.startswith("Added “fraction bottom right images” to the course “My uploads”, lecture “Uploaded "
+                            "decks” (unit 9001, 18 pages, language "), added
+    assert added.endswith(", attachment version 1)."), added
     assert page.locator("[data-testid=stFileChip]").count() == 0  # a success clears the form
 
     choose_file(page, 0, deck.path)
     submit_and_watch(page)
-    assert alert(page) == ("“fraction bottom right images” is unchanged: the deck is the same file as the stored "
-                           "one, so its version stays (unit 9001, 18 pages, attachment version 1).")
+    same = alert(page)
+    assert same.startswith("“fraction bottom right images” in the course “My uploads”, lecture “Uploaded decks” is "
+                           "unchanged: the deck is the same file as the stored one, so its version stays (unit 9001, "
+                           "18 pages, language "), same
     assert errors == []
 
 

@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from citation_core.material.course import load_course
 from citation_core.material.uploads import Upload, add_upload
+from studio.keys import W_LIBRARY_COURSE
 from tests.conftest import ROOT, SAMPLE_COURSE
 
 LIBRARY_COURSE = "My uploads (id 900)"
@@ -41,7 +42,7 @@ def open_library() -> AppTest:
     at = AppTest.from_file(str(ROOT / "pages" / "library.py"), default_timeout=120)
     at.run()
     assert not at.exception, at.exception
-    at.selectbox[0].select(LIBRARY_COURSE).run()
+    at.selectbox(key=W_LIBRARY_COURSE).select(LIBRARY_COURSE).run()
     assert not at.exception, at.exception
     return at
 
@@ -89,5 +90,71 @@ def test_only_library_units_are_editable(library: Path) -> None:
     at = AppTest.from_file(str(ROOT / "pages" / "library.py"), default_timeout=120)
     at.run()
     assert not at.exception, at.exception
-    assert at.selectbox[0].value != LIBRARY_COURSE  # the sample course comes first
+    assert at.selectbox(key=W_LIBRARY_COURSE).value != LIBRARY_COURSE  # the sample course comes first
     assert not [t for t in at.text_input if t.key and t.key.startswith("meta_")]
+
+
+GERMAN = SAMPLE_COURSE / "decks" / "binaere_suchbaeume.pdf"
+
+
+def test_the_upload_form_offers_the_pdf_title_and_language_and_names_the_course(library: Path) -> None:
+    at = AppTest.from_file(str(ROOT / "pages" / "library.py"), default_timeout=120)
+    at.run()
+    assert [t.label for t in at.text_input if t.key and t.key.startswith("up_")] == ["Unit name", "Lecture"]
+    at.file_uploader(key="up_deck_0").upload("folien_3.pdf", GERMAN.read_bytes(), "application/pdf").run()
+    assert not at.exception, at.exception
+    name = next(t for t in at.text_input if t.key and t.key.startswith("up_name_0_"))
+    lecture = next(t for t in at.text_input if t.key and t.key.startswith("up_lecture_0_"))
+    language = next(s for s in at.selectbox if s.key and s.key.startswith("up_lang_0_"))
+    assert (name.value, lecture.value, language.value) == ("Binäre Suchbäume", "Uploaded decks", "de")
+    assert "Read from the deck: title “Binäre Suchbäume”, language German (de)." in [c.value for c in at.caption]
+    lecture.set_value("Vorlesung 3: Bäume")
+    at.button(key="up_go_0").click().run()
+    assert not at.exception, at.exception
+    assert [s.value.replace("\\", "") for s in at.success] == [
+        "Added “Binäre Suchbäume” to the course “My uploads”, lecture “Vorlesung 3: Bäume” (unit 9003, 15 pages, "
+        "language German (de), attachment version 1)."]
+    unit = load_course(library).unit(9003)
+    assert (unit.name, unit.lecture_name, unit.language) == ("Binäre Suchbäume", "Vorlesung 3: Bäume", "de")
+    # the Library shows the course and the tab of the unit it went into
+    assert at.selectbox(key=W_LIBRARY_COURSE).value == LIBRARY_COURSE
+    assert at.session_state["library_tabs_900"] == "Binäre Suchbäume"
+
+
+def test_the_language_offered_can_be_changed_before_the_deck_is_added(library: Path) -> None:
+    at = AppTest.from_file(str(ROOT / "pages" / "library.py"), default_timeout=120)
+    at.run()
+    at.file_uploader(key="up_deck_0").upload("trees.pdf", GERMAN.read_bytes(), "application/pdf").run()
+    next(s for s in at.selectbox if s.key and s.key.startswith("up_lang_0_")).select("en").run()
+    next(t for t in at.text_input if t.key and t.key.startswith("up_name_0_")).set_value("Trees").run()
+    at.button(key="up_go_0").click().run()
+    assert not at.exception, at.exception
+    unit = load_course(library).unit(9003)
+    assert (unit.name, unit.language) == ("Trees", "en")
+
+
+def test_saving_an_edit_keeps_the_units_tab_open(library: Path) -> None:
+    at = open_library()
+    at.session_state["library_tabs_900"] = "later (not released)"  # the second tab is open
+    at.run()
+    at.text_input(key="meta_name_9002").set_value("Merge sort, later")
+    at.button(key="meta_save_9002").click().run()
+    assert not at.exception, at.exception
+    assert [t.label for t in at.tabs] == ["hash tables", "Merge sort, later (not released)", "FAQs"]
+    assert at.session_state["library_tabs_900"] == "Merge sort, later (not released)"
+
+
+def test_long_titles_are_cut_at_a_word_with_the_whole_title_in_a_tooltip(library: Path) -> None:
+    from tests.material_fixtures import make_pdf
+
+    title = "Separate chaining keeps every colliding key in one bucket list"
+    deck = make_pdf(library.parent / "long.pdf", [[title, "Each bucket holds a linked list of the keys hashed there"],
+                                                  ["Short title", "A second page with a short title line"]])
+    add_upload(library, Upload("long.pdf", deck.read_bytes()))
+    at = open_library()
+    captions = [c for c in at.caption if c.value.startswith("page ") and "Separate chaining keeps" in c.value]
+    assert len(captions) == 1, [c.value for c in captions]
+    assert captions[0].value.endswith("· Separate chaining keeps every colliding…")
+    assert captions[0].help == title
+    short = next(c for c in at.caption if c.value.endswith("· Short title"))
+    assert not short.help
