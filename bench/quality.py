@@ -35,6 +35,7 @@ from typing import Any
 import yaml
 
 from citation_core.chat.chat_pipeline import ChatPipeline
+from citation_core.chat.offline_writer import PHRASES
 from citation_core.chat.view import ViewPosition, segment_at
 from citation_core.contract import Marker, Text, segments
 from citation_core.llm.config import load_config
@@ -172,6 +173,12 @@ class Report:
     def course_hit(self) -> float:
         done = self.course_questions
         return sum(bool(set(a.cited) & set(a.gold)) for a in done) / len(done) if done else 1.0
+
+    def said_none(self) -> int:
+        """Answers that say nothing was found although a slide answers the question (every course question has
+        an answering slide, every open-view question the open one)."""
+        answers = [a.answer for a in self.course_questions] + [answer for _, _, answer in self.open_questions]
+        return sum(any(ph["none"] in answer for ph in PHRASES.values()) for answer in answers)
 
     def violations(self) -> int:
         return len(self.keyword_violations) + len(self.summary_violations)
@@ -365,6 +372,8 @@ def table(report: Report) -> str:
          f"≥ {TARGETS['course_lead']:.2f}"),
         ("course questions whose answer cites an answering slide", f"{report.course_hit():.3f}",
          f"≥ {TARGETS['course_hit']:.2f}"),
+        ("answers saying nothing was found although a slide answers",
+         f"{report.said_none()} of {len(report.course_questions) + len(report.open_questions)}", "0"),
     ]
     lines = ["| measure | offline | target |", "|---|---:|---:|"]
     lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
@@ -387,6 +396,9 @@ def details(report: Report) -> Iterator[str]:
     for a in report.course_questions:
         if not a.cited or a.cited[0] not in a.gold:
             yield f"{a.case}: gold slides {a.gold}, cited {a.cited}: {a.answer[:120]!r}"
+    for a in report.course_questions:
+        if any(ph["none"] in a.answer for ph in PHRASES.values()):
+            yield f"{a.case}: said nothing was found (gold slides {a.gold})"
     for sid in report.skipped:
         yield f"{sid}: skipped (material absent)"
 

@@ -89,6 +89,46 @@ PHRASES: dict[str, dict[str, str]] = {
            "looking": "現在表示しているのは{S}です。"},
 }
 
+# Said when nothing matched a question asked in another language than the material.
+OTHER_LANGUAGE: dict[str, str] = {
+    "en": "Your question is in another language than this material, and the offline model matches words: it "
+          "cannot translate.",
+    "de": "Ihre Frage ist in einer anderen Sprache als dieses Material, und das Offline-Modell vergleicht Wörter: "
+          "Übersetzen kann es nicht.",
+    "fr": "Votre question n’est pas dans la langue de ce support, et le modèle hors ligne compare des mots : il ne "
+          "sait pas traduire.",
+    "es": "Su pregunta está en otro idioma que este material, y el modelo sin conexión compara palabras: no puede "
+          "traducir.",
+    "it": "La domanda è in una lingua diversa da quella di questo materiale, e il modello offline confronta parole: "
+          "non sa tradurre.",
+    "pt": "A sua pergunta está em outra língua que este material, e o modelo offline compara palavras: não consegue "
+          "traduzir.",
+    "nl": "Uw vraag is in een andere taal dan dit materiaal, en het offline model vergelijkt woorden: vertalen kan "
+          "het niet.",
+    "pl": "Pytanie jest w innym języku niż te materiały, a model offline porównuje słowa: nie potrafi tłumaczyć.",
+    "tr": "Sorunuz bu materyalden farklı bir dilde; çevrimdışı model kelimeleri karşılaştırır ve çeviri yapamaz.",
+    "ru": "Ваш вопрос на другом языке, чем этот материал, а офлайн-модель сравнивает слова и не умеет переводить.",
+    "zh": "您的问题与本资料使用的语言不同，离线模型只比较词语，无法翻译。",
+    "ja": "質問の言語がこの資料の言語と異なります。オフラインモデルは単語を照合するだけで、翻訳はできません。",
+}
+
+# Said before the passage closest to a question that no passage answers outright.
+CLOSEST: dict[str, str] = {
+    "en": "Nothing in the material answers this outright; this comes closest.",
+    "de": "Im Material beantwortet das nichts direkt; am nächsten kommt dies.",
+    "fr": "Rien dans le support n’y répond directement ; voici ce qui s’en approche le plus.",
+    "es": "Nada en el material lo responde directamente; esto es lo más cercano.",
+    "it": "Nulla nel materiale risponde direttamente; questo è ciò che si avvicina di più.",
+    "pt": "Nada no material responde a isto diretamente; isto é o que mais se aproxima.",
+    "nl": "Niets in het materiaal beantwoordt dit direct; dit komt het dichtst in de buurt.",
+    "pl": "Nic w materiałach nie odpowiada na to wprost; to jest najbliżej.",
+    "tr": "Materyalde buna doğrudan bir yanıt yok; en yakın olanı şu.",
+    "ru": "Прямого ответа в материале нет; ближе всего вот это.",
+    "zh": "资料中没有直接回答这个问题的内容；最接近的是以下内容。",
+    "ja": "資料にはこれに直接答える内容はありません。最も近いのは次の内容です。",
+}
+CLOSEST_MEANING = 0.4  # a passage found by meaning alone comes close enough to be shown when this close
+
 # Questions about what is open right now ("this slide", "right now", "hier", "gerade", …).
 DEICTIC = re.compile(
     r"\b(?:this|these|current|currently|here|right now|at the moment|diese[rsmn]?|hier|gerade|jetzt|aktuelle[rn]?"
@@ -102,6 +142,10 @@ MAX_TARGETED = 3
 VIEW_MARGIN = 0.5  # the open slide answers when its best statement comes this close to the best elsewhere
 ROW_WEIGHT = 0.6  # a table row or figure label, against a bullet or sentence
 VIDEO_WEIGHT = 0.85  # what the lecturer says, against a slide (spoken sentences announce and repeat)
+# A passage of another unit than the open one, against one of the open unit: retrieval searches the whole
+# course, and a long transcript of another lecture shares some word with almost any question.
+OTHER_UNIT_WEIGHT = 0.75
+LEAD_MIN_WORDS = 5  # a spoken statement shorter than this ("Okay, so there are") never leads an answer
 # Meaning (text.similarity): a statement also answers by how close it is to the question in meaning, read
 # with its slide's title ("Why should the table size be prime?" and "Division method: choose m prime").
 MEANING_BASE = 0.3  # a cosine below this says nothing
@@ -193,6 +237,11 @@ def _names_code(statement: str, run: Sequence[str]) -> bool:
     first = re.findall(r"[\w.-]+", statement.lower())[:1]
     shown = set(re.findall(r"[\w.-]+", run[0].lower()))
     return bool(first) and first[0] in shown
+
+
+def _can_lead(d: Doc) -> bool:
+    """A slide, or a transcript window that says more than a few words."""
+    return d.kind != "video" or max((len(u.split()) for u in d.units), default=0) >= LEAD_MIN_WORDS
 
 
 def _formula(text: str) -> bool:
@@ -469,7 +518,7 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
     scorer = Scorer(query, idf, question=question)
 
     primary: Doc | None = None
-    broad = False
+    broad = hedged = False
     if view_doc is not None and view_doc.units:
         # the open slide leads when the question is about it ("this slide"), or when one of its statements
         # answers the question about as well as the best statement elsewhere: sharing the course's words
@@ -483,18 +532,31 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
     if primary is None:
         # a slide that has what the question is about comes before one that only shares its context; then
         # the one with the statement that answers it best
-        ranked = sorted((d for d in docs if d.units and not d.source.get("filler")),
+        view_unit_name = str(view.get("unit") or "")
+
+        def here(d: Doc) -> float:
+            return 1.0 if not view_unit_name or str(d.source.get("unit") or "") == view_unit_name else OTHER_UNIT_WEIGHT
+
+        ranked = sorted((d for d in docs if d.units and not d.source.get("filler") and _can_lead(d)),
                         key=lambda d: (query.focus is not None and query.focus not in d.all_terms,
-                                       -scorer.answers(d, own=True), -scorer.answers(d), -scorer.doc(d)))
+                                       -scorer.answers(d, own=True) * here(d), -scorer.answers(d) * here(d),
+                                       -scorer.doc(d)))
         if ranked and (max(scorer.doc(ranked[0]), scorer.units.doc(ranked[0])) >= 0.3
                        or scorer.closest(ranked[0]) >= MEANING_ALONE):
             primary = ranked[0]
+        elif ranked and not query.deictic and (scorer.units.doc(ranked[0]) > 0
+                                               or scorer.closest(ranked[0]) >= CLOSEST_MEANING):
+            # no passage answers outright, but one shares what the question asks about: shown as the closest,
+            # said so (a learner's own words often share one term with the slide that answers)
+            primary, hedged = ranked[0], True
 
     parts: list[str] = []
     chosen_terms: list[set[str]] = []
     view_unit = str(view.get("unit") or "")
     if primary is not None:
         units = _units_for(primary, scorer, broad)
+        if hedged:
+            parts.append(CLOSEST[lang])
         parts.append(_render(_lead(ph, primary, view_unit, True), units, primary.kind, primary))
         chosen_terms += [terms(u) for u in units]
         # the slide shown in the video at that moment
@@ -528,6 +590,15 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
     if faq is not None:
         parts.append(ph["faq"] + "\n\n" + " ".join(s.text for s in sentences(str(faq.get("answer", "")))[:3]))
 
+    if not parts and _other_language(question, lang, view, view_doc, docs):
+        # no word of the question can match: say why, and quote what the student is looking at (a question
+        # in another language is most likely about it)
+        parts.append(OTHER_LANGUAGE[lang])
+        if view_doc is not None and view_doc.units and not view.get("filler"):
+            units = _units_for(view_doc, scorer, True)
+            parts.append(_render(_lead(ph, view_doc, view_unit, True), units, view_doc.kind, view_doc))
+        elif view.get("title") or view.get("printed"):
+            parts.append(ph["looking"].format(S=_looking_label(ph, view, lang)))
     if not parts:
         parts.append(ph["none"])
         if view.get("title") or view.get("printed"):
@@ -535,9 +606,23 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
     return "\n\n".join(parts)
 
 
+def _other_language(question: str, lang: str, view: Mapping[str, Any], view_doc: Doc | None,
+                    docs: Sequence[Doc]) -> bool:
+    """Whether the question is in another language than the material it was asked about: the open unit's
+    language where it is known, else the open slide or transcript, else what retrieval found."""
+    asked = detect_language(question, lang)
+    if view.get("language"):
+        return lang_code(str(view["language"])) != asked
+    material = [view_doc] if view_doc is not None and view_doc.units else list(docs)
+    text = " ".join(" ".join([d.title, *d.units]) for d in material)[:4000]
+    return bool(text.strip()) and detect_language(text, asked) != asked
+
+
 def _looking_label(ph: Mapping[str, str], view: Mapping[str, Any], lang: str) -> str:
     label = _label(ph, view)
-    return label if lang in ("de", "zh", "ja") else label[:1].lower() + label[1:]
+    if lang in ("zh", "ja") or (lang == "de" and not label.startswith("Die ")):  # German nouns keep capitals
+        return label
+    return label[:1].lower() + label[1:]
 
 
 def _matching_faq(faqs: Sequence[Mapping[str, Any]], query: Query, lang: str) -> Mapping[str, Any] | None:

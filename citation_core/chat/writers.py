@@ -63,6 +63,9 @@ def mentioned_unit(material: CourseMaterial, question: str, current: int) -> int
     return best[1] if best else None
 
 
+OPEN_UNIT_K = 4  # passages of the open unit the offline writer reads besides the course-wide search
+
+
 class ExtractiveWriter:
     """Offline: retrieval runs first, then the extractive writer answers from the view and the passages."""
 
@@ -76,6 +79,8 @@ class ExtractiveWriter:
             state.switched_to = target
         context = turn.context()
         view_json = {} if target is not None else self._view(state, view)
+        if target is None:  # the open unit's best passages too: the course-wide search can miss them all
+            state.lecture_retrieval(turn.question, k=OPEN_UNIT_K, unit_id=view.unit_id, context=context)
         state.lecture_retrieval(turn.question, k=6, unit_id=target, context=context)
         state.faq_retrieval(turn.question)
         rarity = course_rarity(state.material)
@@ -98,7 +103,7 @@ class ExtractiveWriter:
         material = state.material
         um = material.unit(view.unit_id)
         out: dict[str, Any] = {"unit": view.unit_name, "label": view.label, "printed": view.display_page_number,
-                               "title": view.title, "second": view.second}
+                               "title": view.title, "second": view.second, "language": um.unit.language}
         if view.second is None:
             if view.sources:
                 first = passage(material, view.sources[0])

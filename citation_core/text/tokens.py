@@ -163,7 +163,8 @@ QUESTION_WORDS = frozenset("""slide slides page pages explain explains explainin
     funktioniert diapositive diapositiva expliquer explique explica spiega explicar uitleg wyjaśnij açıkla
     объясни слайд why how what which when where who warum wieso weshalb wie was wann wo welche welcher welches
     pourquoi comment quoi quel quelle por qué cómo qué cuál perché come cosa quale porque como waarom hoe wat
-    dlaczego jak co dlaczego neden nasıl почему как что""".split())
+    dlaczego jak co dlaczego neden nasıl почему как что
+    okay ok alright yeah hmm""".split())  # conversational fillers: a transcript says "okay" every minute
 
 
 @functools.cache

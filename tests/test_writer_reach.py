@@ -1,0 +1,66 @@
+"""The offline writer answers a learner's question from the material that has it: the open unit's passages
+are read even when the course-wide search fills up with another lecture, a spoken "Okay, so there are" never
+leads, a passage that shares what is asked is shown as the closest instead of "nothing found", and a question
+in another language than the material says why nothing matched."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from citation_core.chat.chat_pipeline import ChatPipeline
+from citation_core.chat.offline_writer import CLOSEST, OTHER_LANGUAGE, PHRASES, write_answer
+from citation_core.chat.view import ViewPosition
+from citation_core.contract import parse
+from citation_core.llm.config import load_config
+from citation_core.material.library import load_material
+from tests.conftest import ROOT, SAMPLE_COURSE
+
+SLIDE = {"kind": "slide", "uuid": "s7", "unit": "Language models", "where": "page 7", "printed": "7",
+         "title": "Markov assumption", "filler": False,
+         "text": "Markov assumption\n- The probability of a word depends only on the previous n-1 words\n"
+                 "- Longer histories are too sparse to estimate"}
+CUE = {"kind": "video", "uuid": "c1", "unit": "Painless Python", "where": "video at 3:26", "start": 206.0,
+       "end": 207.0, "text": "Okay, so there are"}
+
+
+def answer(question: str, passages: list[dict[str, Any]], view: dict[str, Any] | None = None,
+           language: str = "en") -> str:
+    return write_answer({"question": question, "language": language, "view": view or {}, "passages": passages})
+
+
+def chat() -> ChatPipeline:
+    return ChatPipeline(load_config(Path(ROOT), override=""), load_material(SAMPLE_COURSE))
+
+
+def test_a_spoken_filler_never_leads_an_answer() -> None:
+    said = answer("Why is it okay to look only at the last couple of words?", [CUE])
+    assert "Okay, so there are" not in said
+    assert said.startswith(PHRASES["en"]["none"])
+
+
+def test_a_slide_sharing_what_is_asked_is_shown_as_the_closest() -> None:
+    said = answer("Why is it okay to look only at the last couple of words?", [CUE, SLIDE])
+    assert said.startswith(CLOSEST["en"])
+    assert "Slide 7 (“Markov assumption”)" in said and "previous n-1 words" in said
+    assert PHRASES["en"]["none"] not in said
+
+
+def test_nothing_shared_is_still_nothing_found() -> None:
+    said = answer("Which font does the theme use?", [SLIDE])
+    assert said.startswith(PHRASES["en"]["none"]) and CLOSEST["en"] not in said
+
+
+def test_a_question_in_another_language_says_why_and_quotes_the_open_slide() -> None:
+    result = chat()("Bu yöntem neden bu kadar hızlı çalışıyor?", ViewPosition(101, page=6), language="tr")
+    assert result.answer.startswith(OTHER_LANGUAGE["tr"])
+    assert PHRASES["tr"]["none"] not in result.answer
+    assert [m.page for m in parse(result.answer, "client")][:1] == ["6"]  # the open slide, cited
+
+
+def test_the_open_units_passages_are_read_besides_the_course_wide_search() -> None:
+    # the course-wide search for merging finds only the merge sort lecture; the open hashing unit is read too
+    result = chat()("How are two sorted lists merged?", ViewPosition(201, page=3))
+    units = {int(s.lecture_unit_id) for s in result.retrieved}
+    assert {101, 201} <= units
+    assert [m.entity_id for m in parse(result.answer, "client")][:1] == ["101"]  # the slide that answers leads
