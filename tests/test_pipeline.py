@@ -149,7 +149,8 @@ def test_trace_shows_every_phase_with_inputs_and_outputs() -> None:
                                 progress=lambda e: events.append((e.phase, e.status)))
     t = result.trace.to_json()
     phases = {p["name"]: p for p in t["phases"]}
-    assert list(phases) == ["serialize", "place", "validate", "collect", "enrich", "rewrite", "evidence"]
+    # the evidence comes before enrichment: a chip's summary is about the passage it quotes
+    assert list(phases) == ["serialize", "place", "validate", "collect", "evidence", "enrich", "rewrite"]
     assert json.loads(phases["serialize"]["outputs"]["sources_json"])[0]["id"] == "[cite:L:12:3::!1]"
     assert "[cite:L:12:3::!1]" in phases["place"]["outputs"]["raw_output"]
     assert phases["collect"]["outputs"]["used_sequence_numbers"] == [1, 2, 3]
@@ -157,7 +158,7 @@ def test_trace_shows_every_phase_with_inputs_and_outputs() -> None:
     assert {c["task"] for c in t["calls"]} == {"placement", "keyword", "summary"}
     assert all(c["model_id"] == "offline" and c["prompt"] for c in t["calls"])
     assert t["usage"]["calls"] == 7 and t["usage"]["prompt_tokens"] > 0
-    assert events[0] == ("serialize", "start") and events[-1] == ("evidence", "done")
+    assert events[0] == ("serialize", "start") and events[-1] == ("rewrite", "done")
 
 
 def test_two_runs_at_once_on_one_pipeline_do_not_mix_sources() -> None:

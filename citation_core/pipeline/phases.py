@@ -7,7 +7,8 @@ seed (DESIGN 4.3) by the phase's ``on_error``:
 - ``placement``: the pass fails with ``PlacementError`` (the caller keeps the answer so far);
 - ``keep_placed``: the placement result is returned with its ``!seq`` markers;
 - ``keep_answer``: the answer is returned unchanged, without citations;
-- ``keep_going``: the failure is recorded and the pass ends with what it has (evidence is an extra).
+- ``keep_going``: the failure is recorded and the pass goes on without what the phase would have added
+  (evidence is an extra: without it a summary is made from the whole source).
 
 A phase can be swapped (``replace_phase``) to test the loop and the policy without patching modules.
 """
@@ -28,7 +29,7 @@ from .evidence import Evidence, Support, evidence_and_support, meaning_matcher, 
 from .judge import ModelJudge
 from .languages import LanguageChoice
 from .model_calls import NO_DEADLINE, Deadline, ModelCall, ModelCalls, RoleModel
-from .placement import Placement, render_insertions, validate_placement
+from .placement import Placement, claim_text, render_insertions, validate_placement
 from .prompts import Prompts
 from .rewrite import final_markers
 from .serialize import Serialized, serialize_faqs, serialize_lecture
@@ -114,7 +115,7 @@ def validate(run: PassRun) -> dict[str, Any]:
             "malformed_markers": list(p.malformed), "text_changed": p.text_changed,
             "reanchored": list(p.reanchored), "dropped": list(p.dropped),
             "moved_out_of_code": list(p.moved_out_of_code), "moved_out_of_words": list(p.moved_out_of_words),
-            "corrections": corrections}
+            "merged_in_lists": list(p.merged), "corrections": corrections}
 
 
 def collect(run: PassRun) -> dict[str, Any]:
@@ -128,7 +129,8 @@ def enrich(run: PassRun) -> dict[str, Any]:
     entries = run.serialized.by_seq()
     ctx = enrich_mod.EnrichContext(run.trace, run.prompts, run.language.line, run.enrichment_model,
                                    run.keyword_strategy, run.deadline, run.calls)
-    run.enrichment = enrich_mod.enrich(ctx, [entries[s] for s in run.used])
+    passages = {seq: found.text for seq, (_, found, _) in run.evidence.items() if found is not None}
+    run.enrichment = enrich_mod.enrich(ctx, [entries[s] for s in run.used], passages)
     return {"used": len(run.used), "strategy": run.keyword_strategy,
             "keywords": {str(k): v for k, v in run.enrichment.keywords.items()},
             "summaries": {str(k): v for k, v in run.enrichment.summaries.items()}}
@@ -141,6 +143,9 @@ def rewrite(run: PassRun) -> dict[str, Any]:
 
 
 def evidence(run: PassRun) -> dict[str, Any]:
+    """Per used source, the passage its chip quotes: what supports the claim its first marker stands behind
+    (a sentence, or the run of list items it stands for). It comes before enrichment: a chip's summary is
+    about that passage."""
     entries = run.serialized.by_seq()
     weight = term_weights(e.source for e in run.serialized.entries)
     matcher = meaning_matcher(e.source for e in run.serialized.entries)
@@ -148,7 +153,8 @@ def evidence(run: PassRun) -> dict[str, Any]:
     for ins in run.placement.insertions:
         if ins.seq in run.evidence:
             continue
-        sentence = sentence_before(run.answer, ins.offset, parts)
+        sentence = (claim_text(run.answer, ins.claim_start, ins.offset) if ins.claim_start is not None
+                    else sentence_before(run.answer, ins.offset, parts))
         source = entries[ins.seq].source
         found, verdict = evidence_and_support(sentence, source, weight, matcher)
         if run.judge is not None:
@@ -163,9 +169,9 @@ PHASES: tuple[Phase, ...] = (
     Phase("place", place, "placement"),
     Phase("validate", validate, "keep_answer"),
     Phase("collect", collect, "keep_answer"),
+    Phase("evidence", evidence, "keep_going"),
     Phase("enrich", enrich, "keep_placed"),
     Phase("rewrite", rewrite, "keep_placed"),
-    Phase("evidence", evidence, "keep_going"),
 )
 
 
@@ -185,7 +191,9 @@ def run_phases(run: PassRun, phases: Sequence[Phase]) -> None:
         except Exception as exc:  # the one boundary: whatever went wrong, the answer text is kept
             run.trace.end(rec, "failed", error=f"{type(exc).__name__}: {exc}")
             _fail(run, phase, exc)
-            return
+            if run.stopped:
+                return
+            continue
         run.trace.end(rec, **outputs)
         if run.stopped:
             return
@@ -195,11 +203,11 @@ def _fail(run: PassRun, phase: Phase, exc: Exception) -> None:
     if phase.on_error == "placement":
         run.trace.fail(Failure("placement", f"placement failed: {exc}", None, "raised to the chat pipeline"))
         raise PlacementError(f"citation placement failed: {exc}", run.trace) from exc
-    run.stopped = True
     if phase.on_error == "keep_going":
         run.trace.fail(Failure("internal", f"internal error in phase {phase.name}: {type(exc).__name__}: {exc}", None,
                                "the citations are kept without it"))
         return
+    run.stopped = True
     run.final = None
     if phase.on_error == "keep_placed":
         run.trace.fail(Failure("enrichment_or_rewrite", f"unexpected error: {type(exc).__name__}: {exc}", None,

@@ -11,11 +11,19 @@ The model's output is never trusted as text. Validation has three steps:
   answer. A reply far longer than the answer is not aligned at all.
 - ``protect``: nothing is inserted inside code, inside a marker already in the answer, or inside a word.
 
+Then one chip per claim (``one_chip_per_run``): a run of list items that all cite the same sources (a
+list quoting one slide) is cited once, behind its last item, and that chip stands for the whole run
+(``Insertion.claim_start``). The last item is where the placement already put a marker, so no new
+position is invented, and a reader meets the source after the text it supports, as everywhere else in
+the answer; the sentence introducing the list is often only a lead-in ("Slide 5 says:") with nothing
+to check against the source. Items citing different sources keep their own chips.
+
 The answer text itself is never changed, and every correction is counted in ``Placement``.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import Counter
 from collections.abc import Mapping
@@ -40,6 +48,7 @@ MIN_SENTENCE_OVERLAP = 0.5
 class Insertion:
     offset: int  # position in the original answer
     seq: int
+    claim_start: int | None = None  # where the claim starts when the marker stands for a run of list items
 
 
 @dataclass(frozen=True)
@@ -55,6 +64,7 @@ class Placement:
     malformed: tuple[str, ...] = ()  # marker-like text that is no marker (full-width brackets, "[ cite:", ...)
     empty_reply: bool = False
     reply_too_long: bool = False
+    merged: tuple[int, ...] = ()  # seqs of markers left out because the last item of their run cites the same
 
     @property
     def used_seqs(self) -> tuple[int, ...]:
@@ -186,8 +196,6 @@ class _WordMap:
 
     def target(self, off: int) -> int | None:
         """Where a marker at ``off`` of the reply part belongs in the answer part, or None."""
-        import bisect
-
         i = bisect.bisect_left(self.starts, off) - 1  # the last word starting before the marker
         if i < 0:  # before the first word: it belongs before the first answer word, if that matched
             return self.b[self.to_b[0]][0] if 0 in self.to_b else None
@@ -278,9 +286,112 @@ def validate_placement(answer: str, output: str, allowed: Mapping[str, int]) -> 
     stripped = strip(answer, output, allowed)
     aligned = align(answer, stripped)
     insertions, moved, out_of_words = protect(answer, aligned.mapped)
+    insertions, merged = one_chip_per_run(answer, insertions)
     return Placement(insertions, stripped.removed, aligned.changed, aligned.reanchored, aligned.dropped, moved,
                      out_of_words, stripped.final_form, stripped.malformed, empty_reply=not output.strip(),
-                     reply_too_long=aligned.too_long)
+                     reply_too_long=aligned.too_long, merged=merged)
+
+
+_ITEM = re.compile(r"[ \t]{0,3}(?:[-*+•]|\d{1,9}[.)])(?:[ \t]+|$)")
+_FENCE = re.compile(r"[ \t]{0,3}(?:```|~~~)")
+
+
+@dataclass(frozen=True)
+class ListItem:
+    list_no: int  # items of one list share it
+    start: int  # where the item's text starts (after its mark)
+    end: int  # where its last line ends
+
+
+def list_items(text: str) -> list[ListItem]:
+    """The items of the Markdown lists of ``text``, in order. An item holds its indented lines (a fenced block
+    inside it too) and the lines that carry on its paragraph; a line at the left margin after a blank line
+    or a fence at the left margin ends the list."""
+    items: list[ListItem] = []
+    list_no = 0
+    open_list = blank = in_fence = item_fence = False
+    pos = 0
+    for line in text.split("\n"):
+        start, pos = pos, pos + len(line) + 1
+        if in_fence:  # a fence at the left margin, outside any list
+            in_fence = not _FENCE.match(line)
+            continue
+        if item_fence or (open_list and items and line[:1] in (" ", "\t") and line.lstrip().startswith(("```", "~~~"))):
+            # a fenced block inside the item: its lines belong to the item, whatever they look like
+            item_fence = not item_fence if line.lstrip().startswith(("```", "~~~")) else item_fence
+            items[-1] = ListItem(items[-1].list_no, items[-1].start, start + len(line))
+            blank = False
+            continue
+        if not line.strip():
+            blank = True
+            continue
+        item = _ITEM.match(line)
+        indented = line[:1] in (" ", "\t") and not item
+        if item:
+            if not open_list:
+                list_no += 1
+                open_list = True
+            items.append(ListItem(list_no, start + item.end(), start + len(line)))
+        elif open_list and (indented or not blank) and not (_FENCE.match(line) and not indented):
+            items[-1] = ListItem(items[-1].list_no, items[-1].start, start + len(line))
+        else:
+            open_list = False
+            in_fence = bool(_FENCE.match(line))
+        blank = False
+    return items
+
+
+def one_chip_per_run(answer: str, insertions: tuple[Insertion, ...]) -> tuple[tuple[Insertion, ...], tuple[int, ...]]:
+    """One chip per claim: of markers that stand behind consecutive items of one list (or one item) and cite
+    the same sources, only those behind the last item stay; they stand for the run (``claim_start``: where
+    its first item's text starts). Markers outside lists and items citing other sources are kept as they
+    are. Returns the insertions and the seqs of the markers left out."""
+    items = list_items(answer) if insertions else []
+    if len(insertions) < 2 or len(items) < 2:
+        return insertions, ()
+    groups: list[tuple[int, list[Insertion]]] = []  # markers at one offset
+    for ins in insertions:
+        if groups and groups[-1][0] == ins.offset:
+            groups[-1][1].append(ins)
+        else:
+            groups.append((ins.offset, [ins]))
+    starts = [it.start for it in items]
+
+    def owner(offset: int) -> int | None:
+        k = bisect.bisect_right(starts, offset) - 1
+        return k if k >= 0 and items[k].start <= offset <= items[k].end else None
+
+    runs: list[list[tuple[int | None, list[Insertion]]]] = []
+    for offset, group in groups:
+        k = owner(offset)
+        if runs and k is not None:
+            last_k, last = runs[-1][-1]
+            if (last_k is not None and items[last_k].list_no == items[k].list_no and k - last_k <= 1
+                    and {i.seq for i in last} == {i.seq for i in group}):
+                runs[-1].append((k, group))
+                continue
+        runs.append([(k, group)])
+    kept: list[Insertion] = []
+    merged: list[int] = []
+    for run in runs:
+        first_k, last_group = run[0][0], run[-1][1]
+        if len(run) == 1 or first_k is None:
+            kept += last_group
+            continue
+        merged += [i.seq for _, group in run[:-1] for i in group]
+        kept += [Insertion(i.offset, i.seq, items[first_k].start) for i in last_group]
+    return tuple(kept), tuple(merged)
+
+
+_CLAIM_FENCE = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1[^\n]*$", re.S | re.M)
+
+
+def claim_text(answer: str, start: int, end: int) -> str:
+    """The words of the run of list items between ``start`` and ``end``: without code blocks and list marks,
+    on one line."""
+    text = _CLAIM_FENCE.sub(" ", answer[start:end])
+    text = "\n".join(_ITEM.sub("", line, count=1) for line in text.split("\n"))
+    return " ".join(text.split())
 
 
 def render_insertions(answer: str, insertions: tuple[Insertion, ...], marker_for: Mapping[int, str]) -> str:
