@@ -189,3 +189,8 @@ def test_a_cited_git_answer_renders_without_quote_bars_or_diagram_summaries() ->
     for c in result.citations:
         assert not re.search(r"<<<<|>>>>|====|---|\$ git", c.summary + c.keyword), (c.keyword, c.summary)
     assert "<blockquote>" not in render_markdown(result.answer)
+
+
+def test_a_german_slide_showing_english_console_output_is_summarised_by_its_german_sentence() -> None:
+    # the slide's language is that of its words, not of git's output; "… an." ends a German sentence
+    assert summarize(STATUS) == "git status zeigt geänderte und neue Dateien an."

@@ -39,6 +39,7 @@ from ..text import (
     weak_words,
 )
 from ..text.similarity import semantic_model
+from ..text.slides import SlideUnit
 from ..text.statements import statements
 from .base import LlmRequest, LlmResponse, Usage, estimate_tokens
 
@@ -293,10 +294,18 @@ def _cjk_candidates(text: str, lang: str) -> list[str]:
     return ranked[:20]
 
 
+def prose_language(paragraph: str) -> str:
+    """The language of a source's words: its code, console output and diagrams left out (a German slide
+    showing git's English output is German)."""
+    slide = slide_units(paragraph)
+    prose = " ".join([slide.title, *(u.full() for u in slide.units if u.kind != "code")]).strip()
+    return detect_language(prose or paragraph)
+
+
 def keyword_candidates(paragraph: str, lang: str | None = None) -> list[str]:
     """Phrases of the paragraph that could label it, best first: its title (or the parts of it), then
     YAKE's key phrases. Every candidate occurs in the paragraph."""
-    lang = lang or detect_language(paragraph)
+    lang = lang or prose_language(paragraph)
     faq_question, faq_answer = _faq_parts(paragraph, lang)
     slide = slide_units(faq_answer if faq_question else paragraph)
     head = _TITLE_SUFFIX.sub("", slide.title) if not faq_question else ""
@@ -343,7 +352,7 @@ def _faq_parts(paragraph: str, lang: str) -> tuple[str, str]:
 def pick_keyword(paragraph: str, used: Sequence[str], lang: str | None = None) -> str:
     """The best candidate that keeps the keyword rules (``text.keyword_problems``), else the best
     candidate that is at least new."""
-    lang = lang or detect_language(paragraph)
+    lang = lang or prose_language(paragraph)
     candidates = [_cap(c) for c in keyword_candidates(paragraph, lang) if c]
     ordered = list(dict.fromkeys(candidates))
     for cand in ordered:
@@ -401,11 +410,15 @@ MAX_SUMMARY = 240
 _UNSAFE = re.compile(r"[\[\]{}]|:(?=\S)|::|\b\w+\(\)|=>|->|#")  # code the field sanitizer would mangle
 
 
-def _sentence_ok(text: str, lang: str, prose: bool = True) -> bool:
+def _sentence_ok(text: str, lang: str, prose: bool = True, ended: bool = False) -> bool:
+    """A statement that reads well in a tooltip. ``ended``: the slide closed it with a sentence mark, so only a
+    word no sentence ends in (an article, a conjunction) says it was cut; a verb particle may end it ("…
+    zeigt geänderte Dateien an.")."""
     words = text.split()
     if len(words) < 4 or len(text) > MAX_SUMMARY or sum(len(w) >= 3 and w[0].isalpha() for w in words) < 3:
         return False
-    if SELF_REFERENCE.search(text) or re.sub(r"[.!?]+$", "", words[-1]).lower() in stop_words(lang):
+    last = re.sub(r"[.!?]+$", "", words[-1]).lower()
+    if SELF_REFERENCE.search(text) or last in (DANGLING.get(lang, frozenset()) if ended else stop_words(lang)):
         return False  # about the slide, not its content; or a sentence cut short ("… defaults to")
     if BOILERPLATE.search(text):
         return False
@@ -430,37 +443,86 @@ def _finish(text: str) -> str:
     return text if re.search(r"[.!?。！？]$", text) else text + "."
 
 
-def summarize(paragraph: str, lang: str | None = None) -> str:
+def summarize(paragraph: str, lang: str | None = None, evidence: str = "") -> str:
     """One or two whole statements of the paragraph: its first prose sentences or bullets that read well
     in a tooltip (no code, no page numbers, nothing the field sanitizer would mangle). An FAQ is
-    summarised by its answer; a slide's title is left out unless nothing else is left."""
-    lang = lang or detect_language(paragraph)
+    summarised by its answer; a slide's title is left out unless nothing else is left.
+
+    With ``evidence`` (the passage of the paragraph that the chip quotes), the summary is about that
+    passage: its own statements, or for a passage of code the statement that introduces it; only when the
+    passage has none that reads well is the paragraph summarised as a whole."""
+    lang = lang or prose_language(paragraph)
     paragraph = unligature(paragraph)
     question, answer = _faq_parts(paragraph, lang)
     pieces: list[tuple[str, bool]] = []
     if question:  # an FAQ: summarise its answer
         pieces = [(s.text, True) for s in sentences(answer, lang)]
+        if evidence.strip():
+            quoted = _summary_of([(s.text, True) for s in sentences(unligature(evidence), lang)], lang)
+            if quoted:
+                return quoted
     else:
         slide = slide_units(paragraph)
-        for unit in slide.units:
-            if unit.kind == "code":
-                continue
-            prose = unit.kind == "bullet" or bool(re.search(r"[.!?]$", unit.full()))
-            for s in sentences(unit.full(), lang):
-                pieces.append((s.text, prose))
+        units = slide.units
+        if evidence.strip():
+            quoted = _summary_of(_pieces(_quoted_units(units, unligature(evidence)), lang), lang)
+            if quoted:
+                return quoted
+        pieces = _pieces(units, lang)
         if not pieces and slide.title:
             pieces = [(slide.title, True)]
-    good = [_finish(p) for p, prose in pieces if _sentence_ok(_finish(p), lang, prose)]
+    out = _summary_of(pieces, lang)
+    if out:
+        return out
+    short = [_finish(p) for p, _ in pieces if re.search(r"[^\W\d_]{2,}", p)]
+    good = [s for s in short if len(s) <= MAX_SUMMARY and _complete(s, lang)][:1]
+    if good:
+        return good[0]
+    title = slide_units(paragraph).title if not question else ""
+    return _finish(_TITLE_SUFFIX.sub("", title)) if title and _complete(title, lang) else ""
+
+
+def _pieces(units: Sequence[SlideUnit], lang: str) -> list[tuple[str, bool]]:
+    """The sentences of a slide's statements (code left out), each with whether its statement is prose."""
+    pieces: list[tuple[str, bool]] = []
+    for unit in units:
+        if unit.kind == "code":
+            continue
+        prose = unit.kind == "bullet" or bool(re.search(r"[.!?]$", unit.full()))
+        pieces += [(s.text, prose) for s in sentences(unit.full(), lang)]
+    return pieces
+
+
+def _summary_of(pieces: Sequence[tuple[str, bool]], lang: str) -> str:
+    """The first one or two pieces that read well in a tooltip, else ""."""
+    good = [_finish(p) for p, prose in pieces
+            if _sentence_ok(_finish(p), lang, prose, bool(re.search(r"[.!?]$", p.strip())))]
     if not good:
-        short = [_finish(p) for p, _ in pieces if re.search(r"[^\W\d_]{2,}", p)]
-        good = [s for s in short if len(s) <= MAX_SUMMARY and _complete(s, lang)][:1]
-    if not good:
-        title = slide_units(paragraph).title if not question else ""
-        return _finish(_TITLE_SUFFIX.sub("", title)) if title and _complete(title, lang) else ""
+        return ""
     out = good[0]
     if len(good) > 1 and len(out) + 1 + len(good[1]) <= MAX_SUMMARY:
         out = f"{out} {good[1]}"
     return out
+
+
+def _quoted_units(units: Sequence[SlideUnit], evidence: str) -> list[SlideUnit]:
+    """The statements of a slide that stand in ``evidence`` (a passage of its text), in slide order; for a
+    passage of code lines alone, the statement that introduces them (the one before, else the one after)."""
+    flat = " ".join(evidence.split())
+    lines = {re.sub(r"^[^\w(\[]+", "", " ".join(line.split())) for line in evidence.splitlines()}
+
+    def inside(text: str) -> bool:
+        text = " ".join(text.split())
+        return bool(text) and (text in lines or (len(text) >= 15 and text[:40] in flat)
+                               or (len(flat) >= 15 and flat in text))
+
+    found = [i for i, u in enumerate(units) if inside(u.text) or any(inside(c) for c in u.children)]
+    if any(units[i].kind != "code" for i in found) or not found:
+        return [units[i] for i in found]
+    first, last = found[0], found[-1]
+    before = [u for u in units[:first] if u.kind != "code"][-1:]
+    after = [u for u in units[last + 1 :] if u.kind != "code"][:1]
+    return before or after
 
 
 # --- the model ------------------------------------------------------------------------------------------
@@ -483,7 +545,7 @@ class OfflineModel:
         if request.task == "keywords_batched":
             return json.dumps(pick_keywords([str(p) for p in inputs["paragraphs"]]), ensure_ascii=False)
         if request.task == "summary":
-            return summarize(str(inputs["paragraph"]))
+            return summarize(str(inputs["paragraph"]), evidence=str(inputs.get("evidence") or ""))
         if request.task == "writer" and self._writer is not None:
             return self._writer(inputs)
         raise ModelCallError(f"offline model: unknown task {request.task!r}")

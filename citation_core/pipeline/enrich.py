@@ -1,7 +1,9 @@
 """Phase 4: a keyword and a summary for every used source.
 
 Keywords: one sequential task (each call sees the keywords used so far) or, with the ``batched``
-strategy, one call for all of them with uniqueness enforced afterwards. Summaries: one task each. All
+strategy, one call for all of them with uniqueness enforced afterwards. Summaries: one task each, about
+the passage the chip quotes where the evidence phase found one (the task's ``evidence`` input, and
+``{Evidence}`` for a prompt that asks for it), else about the whole source. All
 tasks run side by side (``ModelCalls.run``): for an ``openai_chat`` model in the pass's event loop through
 its one async client, so their requests leave together; for any other model in a thread each.
 """
@@ -10,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..contract import sanitize_field
@@ -158,21 +160,25 @@ def _json_array(reply: str) -> list[object] | None:
     return values if isinstance(values, list) else None
 
 
-def _summary(ctx: EnrichContext, src: SerializedSource) -> ModelTask[dict[int, str]]:
-    prompt = ctx.prompts.render("summary", ctx.language_line, Paragraph=src.content)
+def _summary(ctx: EnrichContext, src: SerializedSource, passage: str = "") -> ModelTask[dict[int, str]]:
+    prompt = ctx.prompts.render("summary", ctx.language_line, Paragraph=src.content, Evidence=passage)
+    inputs = {"paragraph": src.content, "evidence": passage} if passage else {"paragraph": src.content}
     try:
-        resp = yield ModelCall("summary", prompt, {"paragraph": src.content}, src.seq)
+        resp = yield ModelCall("summary", prompt, inputs, src.seq)
         return {src.seq: clean_summary(resp.content)}
     except ModelCallError as exc:
         ctx.trace.fail(Failure("summary", f"summary call failed: {exc}", src.seq, "summary left empty"))
         return {src.seq: ""}
 
 
-def enrich(ctx: EnrichContext, used: Sequence[SerializedSource]) -> Enrichment:
+def enrich(ctx: EnrichContext, used: Sequence[SerializedSource], passages: Mapping[int, str] | None = None
+           ) -> Enrichment:
+    """Keywords and summaries of ``used``; ``passages``: per seq, the passage of the source its chip quotes."""
     if not used:
         return Enrichment({}, {})
     keyword_task = _keywords_batched if ctx.strategy == "batched" else _keywords_sequential
-    tasks = [keyword_task(ctx, used), *(_summary(ctx, s) for s in used)]
+    passages = passages or {}
+    tasks = [keyword_task(ctx, used), *(_summary(ctx, s, passages.get(s.seq, "")) for s in used)]
     if ctx.calls is None:
         with ModelCalls() as calls:
             keywords, *summaries = calls.run(ctx.trace, ctx.role, tasks, ctx.deadline)
