@@ -2,7 +2,11 @@
 
 import streamlit as st
 
-st.set_page_config(page_title="Citation Studio", page_icon="📎", layout="wide")
+# The menu (top right) holds the theme switch (System, Light, Dark) and "About"; with no item of its own the
+# minimal toolbar would hide it. The theme follows the browser's preference until the reader picks one.
+ABOUT = ("**Citation Studio** puts source chips behind the sentences of an answer about lecture material: "
+         "hover a chip for its summary, click it to open the slide or play the video where it says so.")
+st.set_page_config(page_title="Citation Studio", page_icon="📎", layout="wide", menu_items={"About": ABOUT})
 
 # The Ask page keeps what is open (course, unit, view, position, language, conversation) in one
 # view state in session state (studio/view_state.py), so a visit to another page loses nothing.

@@ -168,7 +168,7 @@ um = material.unit(state.unit_id)
 st.html(VIEWER_CSS)
 
 # --- what is open ---------------------------------------------------------------------------------
-top = st.columns([2, 3, 2, 2], vertical_alignment="bottom")
+top = st.columns([2, 2.6, 1.8, 2.6], vertical_alignment="bottom")  # the switch label whole at 800 px
 ss[W_COURSE] = state.course_id
 top[0].selectbox("Course", [c.id for c in catalog.courses], key=W_COURSE,
                  format_func=lambda cid: f"{by_id[cid].course.name} (id {cid})",

@@ -541,16 +541,6 @@ def test_at_800_px_every_control_is_whole_and_usable(app: App, new_page: NewPage
 # ---- light and dark theme -------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def dark_app(app: App, tmp_path_factory: pytest.TempPathFactory) -> Iterator[App]:
-    """The same material and database, served with Streamlit's dark theme."""
-    log = tmp_path_factory.mktemp("dark") / "server.log"
-    env = {"CITATION_STUDIO_DB": str(app.db), "CITATION_STUDIO_LIBRARY": str(app.library),
-           "STREAMLIT_THEME_BASE": "dark"}
-    with running_app(env, log=log) as url:
-        yield App(url, app.db, app.library, log)
-
-
 CHIP_TEXT = ("Current.[cite:L:101:6:::Merge step:Each iteration places one element.:va1] "
              "Video.[cite:L:101::125:131:Linear merge:Linear time.:vt1] FAQ.[cite:F:1::::Exam aids:One sheet.] "
              "Changed.[cite:L:101:4:::Older deck:Cited in version 0.:va0] "
@@ -560,9 +550,11 @@ CHIP_TEXT = ("Current.[cite:L:101:6:::Merge step:Each iteration places one eleme
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_chips_and_tooltips_are_readable_in_the_light_and_the_dark_theme(
-        app: App, dark_app: App, new_page: NewPage, theme: str) -> None:
-    served = dark_app if theme == "dark" else app
+        app: App, new_page: NewPage, theme: str) -> None:
+    """The theme is the browser's preference (prefers-color-scheme), as a reader's system sets it."""
+    served = app
     page, errors = new_page(width=800, height=800)
+    page.emulate_media(color_scheme=theme)
     page.goto(f"{served.url}/chip_preview")
     page.get_by_text("What each parser reads").wait_for(timeout=60_000)
     wait_idle(page)
