@@ -16,7 +16,9 @@ _CODE_LINE = re.compile(
 _CONSOLE_OR_DIAGRAM = re.compile(
     r"^(?:<{7}|={7}|>{7}|\|{7})(?:\s|$)"  # a git conflict marker: "<<<<<<< HEAD", "=======", ">>>>>>> branch"
     r"|^(?:\$|>>>|[\w.-]+@[\w.-]+(?::[^\s$#]*)?\s?[$#]|[A-Z]:\\[^>\s]*>|PS [A-Z]:\\[^>]*>)\s+\S"  # a prompt
-    r"|(?<!\w)(?=\w{0,2}[^\W\d_])\w{1,3}(?:-{2,}|─{2,}|={2,})(?=\w{0,2}[^\W\d_])\w{1,3}(?!\w)"  # "A---B---C master"
+    r"|(?<!\w)(?=\w{0,2}[^\W\d_])\w{1,3}'*(?:-{2,}|─{2,}|={2,})(?=\w{0,2}[^\W\d_])\w{1,3}(?![\w])"  # "A---B---C master"
+    r"|^(?:[A-Z]'*(?!\w)\s+[a-z][\w/.-]*\s*){1,4}$"  # its commits with their branch: "D wuppie", "E fix"
+    r"|^\^[\w./-]+$"  # a pointer under it: "^origin/master"
     r"|(?:(?<!\w)\w{1,3}\s*(?:<-+|-+>)\s*){2}\w"  # a chain of arrows: "C0 <- C1 <- C2"
     r"|^[\s|/\\*_.ox+-]*[|/\\][\s|/\\*_.ox+-]*$"  # the branches between them: "     /", "|/", "| |"
     r"|^(?:[|/\\]\s+)+[*o|/\\]"  # a line of a graph log: "| * 3a4b5c6 Fix"
@@ -153,7 +155,7 @@ def is_code_line(line: str) -> bool:
     stripped = line.strip()
     if not stripped or _TYPOGRAPHIC_BULLET.match(line):
         return False
-    if _CONSOLE_OR_DIAGRAM.search(stripped) or _is_command(stripped):
+    if _CONSOLE_OR_DIAGRAM.search(" ".join(stripped.split())) or _is_command(stripped):
         return True
     if line.startswith(("    ", "\t")) and re.match(r"[a-z_]\w*[\s.(\[=]", stripped) and re.search(
             r"[=(\[]|:$", stripped) and len(stripped.split()) <= 12:
@@ -169,7 +171,8 @@ def is_footer(line: str) -> bool:
     return bool(_FOOTER.match(line.strip()))
 
 
-BOILERPLATE = re.compile(r"\b(?:licen[sc]ed?\b|lizenz|copyright|all rights reserved|cc by)|©", re.I)
+BOILERPLATE = re.compile(r"\b(?:licen[sc]ed?\b|lizenz|copyright|all rights reserved|cc by|last modified\b"
+                         r"|zuletzt (?:geändert|aktualisiert)\b)|©", re.I)
 _NUMBERS_ONLY = re.compile(r"^[\d\s.,]+$")
 _TABLE_ROW = re.compile(r"\S {3,}\S.* {3,}\S|\S {5,}\S")
 _FORMULA_START = re.compile(r"^(?:[A-Za-zΑ-Ωα-ω]{1,3}\s?\(|[=≈≤≥·∑∏√⟨])")
@@ -232,6 +235,10 @@ def code_lines(lines: list[str]) -> list[bool]:
         if conflict:
             code = True
             conflict = not _CONFLICT_END.match(stripped)
+            if not conflict:  # the excerpt of the file ends: so do its braces and the session's output
+                out.append(True)
+                console, depth = False, 0
+                continue
         elif depth and not code:
             code = not (_TYPOGRAPHIC_BULLET.match(line) or (_sentence_like(line) and not line[:1].isspace()))
         elif console and not code:
