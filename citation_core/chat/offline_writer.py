@@ -29,7 +29,7 @@ from ..text import (
     terms,
 )
 from ..text.similarity import semantic_model
-from ..text.slides import SlideUnit, title_ok
+from ..text.slides import SlideUnit, is_code_line, title_ok
 
 # Wording per language: {S} a slide label, {n} printed number, {t} title, {u} unit name, {c} video time.
 PHRASES: dict[str, dict[str, str]] = {
@@ -165,9 +165,14 @@ class Doc:
     bullets: list[bool] = field(default_factory=list)  # per unit: a bullet or sentence (not a figure row)
     title_terms: set[str] = field(default_factory=set)
     unit_terms: list[set[str]] = field(default_factory=list)
-    # per unit: the code, console or diagram lines the slide shows before and after it (``_code_runs``)
+    # per unit: the code, console or diagram lines the slide shows before and after it (``_code_runs``);
+    # a run the statement neither introduces nor names is ``loose``: quoted only where it says more about
+    # the question than the statement (``show``, set by ``_units_for``)
     before: list[list[str]] = field(default_factory=list)
     after: list[list[str]] = field(default_factory=list)
+    loose: set[tuple[int, str]] = field(default_factory=set)
+    show: set[tuple[int, str]] = field(default_factory=set)
+    code: set[int] = field(default_factory=set)  # units that are a run of code lines (a slide without prose)
 
     @property
     def all_terms(self) -> set[str]:
@@ -189,6 +194,8 @@ def _read(source: Mapping[str, Any], lang_hint: str) -> Doc:
         bullets: list[bool] = []
         before: list[list[str]] = []
         after: list[list[str]] = []
+        loose: set[tuple[int, str]] = set()  # blocks shown only where the question is about the code
+        code: set[int] = set()  # units that are a run of code lines themselves
         waiting: list[str] = []  # a run of code lines that no statement introduced
         follows = False  # the last slide unit was a kept statement
         for u, run in _code_runs(slide.units):
@@ -201,17 +208,30 @@ def _read(source: Mapping[str, Any], lang_hint: str) -> Doc:
                 continue
             statement = u.full()
             if not _statement(statement):
-                waiting, follows = [], False
+                follows = False
                 continue
             units.append(statement)
             bullets.append(u.kind == "bullet" or bool(re.search(r"[.!?]$", statement)))
             # "$ git status" and its output, then "git status zeigt geänderte Dateien an."
-            before.append(waiting if waiting and _names_code(statement, waiting) else [])
+            before.append(waiting)
             after.append([])
+            if waiting and not _names_code(statement, waiting):
+                loose.add((len(units) - 1, "before"))
             waiting, follows = [], True
+        if waiting and units and not after[-1]:  # code after the last statement
+            after[-1] = waiting
+            loose.add((len(units) - 1, "after"))
+        if not units:  # a slide of code, console output or diagrams alone: its runs are what it says
+            for _, run in _code_runs(slide.units):
+                if run:
+                    units.append("\n".join(run))
+                    bullets.append(True)
+                    before.append([])
+                    after.append([])
+                    code.add(len(units) - 1)
         given = str(source.get("title") or "")
         doc = Doc("slide", source, given if title_ok(given) else slide.title, units, bullets, before=before,
-                  after=after)
+                  after=after, loose=loose, code=code)
     doc.title_terms = terms(doc.title, lang) if doc.title else set()
     doc.unit_terms = [terms(u, lang) for u in doc.units]
     return doc
@@ -393,6 +413,8 @@ def _targeted(d: Doc, scorer: Scorer) -> list[int]:
 def _units_for(d: Doc, scorer: Scorer, broad: bool) -> list[str]:
     if not d.units:
         return []
+    d.show = {(i, side) for i, side in d.loose
+              if _code_answers(d.before[i] if side == "before" else d.after[i], d.unit_terms[i], scorer)}
     targeted = _targeted(d, scorer)
     title_cover = scorer.of(d.title_terms)
     if broad or not targeted or (title_cover >= 0.5 and scorer.of(d.unit_terms[targeted[0]]) < 0.5):
@@ -402,6 +424,13 @@ def _units_for(d: Doc, scorer: Scorer, broad: bool) -> list[str]:
         picked += [i for i in targeted if i not in picked][:1]
         return [d.units[i] for i in sorted(picked)]
     return [d.units[i] for i in targeted]
+
+
+def _code_answers(run: Sequence[str], statement_terms: set[str], scorer: Scorer) -> bool:
+    """Whether the question's own terms are found more in the code ``run`` than in the statement it stands by
+    ("Was bedeuten die Zeilen mit <<<<<<< in meiner Java-Datei?" and a conflict in ``hero.java``)."""
+    found = scorer.units.of(terms("\n".join(run)))
+    return found > 0 and found > scorer.units.of(statement_terms)
 
 
 def _label(ph: Mapping[str, str], source: Mapping[str, Any], with_title: bool = True) -> str:
@@ -435,8 +464,8 @@ def _render(lead: str, units: Sequence[str], kind: str, doc: Doc | None = None) 
     items: list[str] = []
     for u in units:
         i = doc.units.index(u) if doc is not None and u in doc.units else None
-        before = doc.before[i] if doc is not None and i is not None and doc.before else []
-        after = doc.after[i] if doc is not None and i is not None and doc.after else []
+        before = _block(doc, i, "before")
+        after = _block(doc, i, "after")
         if len(before) == 1:
             items.append(f"- {code_span(before[0].strip())}")
         elif before:
@@ -444,7 +473,18 @@ def _render(lead: str, units: Sequence[str], kind: str, doc: Doc | None = None) 
                 blocks.append("\n".join(items))
                 items = []
             blocks.append(fenced(before))
-        item = f"- {markdown_text(u)}"
+        if doc is not None and i in doc.code:
+            lines = u.split("\n")
+            if len(lines) == 1:
+                items.append(f"- {code_span(lines[0].strip())}")
+                continue
+            if items:
+                blocks.append("\n".join(items))
+                items = []
+            blocks.append(fenced(lines))
+            continue
+        # a statement that is a command ("git checkout master") is shown as one
+        item = f"- {code_span(u) if is_code_line(u) else markdown_text(u)}"
         if len(after) == 1:
             item += f" {code_span(after[0].strip())}"
         elif after:
@@ -453,6 +493,13 @@ def _render(lead: str, units: Sequence[str], kind: str, doc: Doc | None = None) 
     if items:
         blocks.append("\n".join(items))
     return lead + "\n\n" + "\n\n".join(blocks)
+
+
+def _block(doc: Doc | None, i: int | None, side: str) -> list[str]:
+    """The code run on ``side`` of the ``i``-th statement of ``doc`` that the answer quotes, else []."""
+    if doc is None or i is None or not doc.before or ((i, side) in doc.loose and (i, side) not in doc.show):
+        return []
+    return doc.before[i] if side == "before" else doc.after[i]
 
 
 _BLOCK_START = re.compile(r"^(?:[>#+=|~-]|\*|\d+[.)](?=\s|$))")
