@@ -4,15 +4,19 @@ title, summary or keyword (and neither is a licence line, a page number or a web
 from __future__ import annotations
 
 import re
+from functools import cache
+from pathlib import Path
 
 import pytest
 
 from citation_core import cite
 from citation_core.chat.offline_writer import write_answer
+from citation_core.contract import parse
 from citation_core.llm.offline import keyword_candidates, pick_keyword, summarize
 from citation_core.lms.render import render_markdown
 from citation_core.sources import PageChunk, Sources
 from citation_core.text import is_code_line, slide_units
+from citation_core.text.slides import title_ok
 from citation_core.text.statements import slide_statements
 
 # Slides of a German git deck as PDF extraction gives them.
@@ -194,3 +198,63 @@ def test_a_cited_git_answer_renders_without_quote_bars_or_diagram_summaries() ->
 def test_a_german_slide_showing_english_console_output_is_summarised_by_its_german_sentence() -> None:
     # the slide's language is that of its words, not of git's output; "… an." ends a German sentence
     assert summarize(STATUS) == "git status zeigt geänderte und neue Dateien an."
+
+
+# --- the real German git deck (tests/material_real, CC BY-SA 4.0, Carsten Gips) ---------------------------
+
+GIT_DECK = Path(__file__).resolve().parent / "material_real" / "decks" / "de_git_branches.pdf"
+
+
+@cache
+def git_pages() -> dict[int, str]:
+    from citation_core.material.deck import load_deck
+
+    return {p.page_number: p.text for p in load_deck(GIT_DECK, cache=False, read_images=False).pages}
+
+
+def _real(question: str, page: int) -> str:
+    pages = git_pages()
+
+    def source(p: int) -> dict[str, object]:
+        return {"kind": "slide", "uuid": f"p{p}", "unit": "Git2", "printed": str(p), "text": pages[p]}
+
+    return write_answer({"question": question, "language": "de", "view": source(page),
+                         "passages": [source(p) for p in pages if p != page]})
+
+
+def test_the_real_git_deck_reads_its_console_session_conflict_and_graphs_as_code() -> None:
+    pages = git_pages()
+    conflict = slide_units(pages[8])
+    assert [u.kind for u in conflict.units] == ["code"] * 11 + ["line"]
+    assert conflict.units[-1].text == "Konsole: Branchen und Mergen"
+    for page in (2, 4, 5, 6, 9, 11, 13):  # commit graphs: "A---B---C master", "D wuppie", "^origin/master"
+        slide = slide_units(pages[page])
+        prose = [u.full() for u in slide.units if u.kind != "code"]
+        assert not any(re.search(r"---|^[A-Z]'? \w+$|^\^|^[/\\]$", p) for p in prose), (page, prose)
+    assert all(title_ok(slide_units(t).title) or not slide_units(t).title for t in pages.values())
+    assert slide_units(pages[16]).units == []  # "Last modified: 2d75ab8 …" is no statement
+
+
+def test_the_real_conflict_slide_is_quoted_as_one_block_when_asked_about_it() -> None:
+    answer = _real("Was bedeuten diese Zeilen mit <<<<<<< und >>>>>>> in meiner Java-Datei?", 8)
+    block = re.search(r"```\n(.*?)\n```", answer, re.S)
+    assert block is not None, answer
+    lines = block.group(1).split("\n")
+    assert lines[0].split() == ["$", "git", "merge", "wuppie"] and lines[-1].split() == [">>>>>>>", "wuppie:hero.java"]
+    assert len(lines) == 11
+    assert "<blockquote>" not in render_markdown(answer)
+
+
+def test_a_slide_of_graphs_and_commands_alone_is_quoted_as_a_block_and_cited() -> None:
+    answer = _real("Was passiert bei git rebase master wuppie?", 10)
+    assert re.search(r"sagt:\n\n```\n.*git\s+rebase\s+master\s+wuppie.*\n```", answer, re.S), answer
+    pages = git_pages()
+    result = cite(answer, Sources(lecture=tuple(PageChunk(f"p{p}", 7, p, t, str(p)) for p, t in pages.items())),
+                  language="de")
+    lead = result.answer.split("\n")[0]
+    assert [m.page for m in parse(lead, "client")] in (["9"], ["10"]), lead  # the lead-in carries the chip
+
+
+def test_a_bullet_that_is_a_command_is_shown_as_code() -> None:
+    answer = _real("Was steht auf dieser Folie?", 3)
+    assert "- `git branch wuppie`" in answer, answer

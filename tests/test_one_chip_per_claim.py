@@ -97,3 +97,14 @@ def test_every_model_is_given_the_passage_its_summary_is_about() -> None:
     assert result.citations[0].summary == "Beim Verketten hat jeder Platz eine Liste."
     assert seen[0]["paragraph"] == HASHING.text
     assert seen[0]["evidence"] == "Beim Verketten speichert jeder Platz eine verkettete Liste seiner Schlüssel."
+
+
+def test_a_chip_quoting_code_is_summarised_by_the_statement_introducing_the_code() -> None:
+    from citation_core.llm.offline import summarize
+
+    slide = ("Merge-Konflikte\nWenn zwei Branches dieselbe Zeile ändern, kann Git nicht automatisch mergen.\n"
+             "Git markiert den Konflikt in der Datei:\n<<<<<<< HEAD\nSystem.out.println(\"Hallo Welt\");\n=======\n"
+             "System.out.println(\"Hello World\");\n>>>>>>> branch:file.java")
+    quote = "<<<<<<< HEAD\nSystem.out.println(\"Hallo Welt\");\n======="
+    assert summarize(slide, evidence=quote) == "Git markiert den Konflikt in der Datei."
+    assert summarize(slide).startswith("Wenn zwei Branches")  # without a quote: the slide's first statements

@@ -38,6 +38,7 @@ from ..text import (
     unligature,
     weak_words,
 )
+from ..text.sentences import fenced_block_after
 from ..text.similarity import semantic_model
 from ..text.slides import SlideUnit
 from ..text.statements import statements
@@ -105,9 +106,15 @@ def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_score
     inserts: list[tuple[int, str]] = []
     for sent in sentences(answer, answer_lang):
         text = SLIDE_REFERENCE.sub(" ", sent.text)
+        if _lead_in(text):
+            # a lead-in says where, not what; one that announces nothing but a code block is cited for it
+            block = fenced_block_after(answer, sent.end)
+            if block is None or not _ends_part(answer, block[1]):
+                continue
+            text = block[0]
         lang = detect_language(text, answer_lang)
         words = {conflate(t, postings, lang) for t in terms(text, lang)}
-        if len(words) < 2 or _lead_in(text):
+        if len(words) < 2:
             continue
         total = sum(idf.get(t, unseen) for t in words)
         hits: Counter[int] = Counter(i for t in words for i in postings.get(t, ()))
@@ -196,6 +203,13 @@ class _Meaning:
 
 
 _QUOTED = re.compile(r"“[^”]*”|„[^“”]*[“”]|«[^»]*»|\"[^\"]*\"|「[^」]*」|‚[^‘]*‘")
+
+
+def _ends_part(answer: str, offset: int) -> bool:
+    """Whether nothing but the next lead-in (or the end) follows ``offset``: a code block quoted alone."""
+    rest = answer[offset:].lstrip()
+    first = rest.split("\n", 1)[0].strip()
+    return not first or _lead_in(SLIDE_REFERENCE.sub(" ", first))
 
 
 # The word for a slide, without a number: an unnumbered slide is announced by its title alone.
@@ -449,8 +463,8 @@ def summarize(paragraph: str, lang: str | None = None, evidence: str = "") -> st
     summarised by its answer; a slide's title is left out unless nothing else is left.
 
     With ``evidence`` (the passage of the paragraph that the chip quotes), the summary is about that
-    passage: its own statements, or for a passage of code the statement that introduces it; only when the
-    passage has none that reads well is the paragraph summarised as a whole."""
+    passage: its own statements, or for a passage of code or commands the statement that introduces it (else
+    the one after it); only when none of these reads well is the paragraph summarised as a whole."""
     lang = lang or prose_language(paragraph)
     paragraph = unligature(paragraph)
     question, answer = _faq_parts(paragraph, lang)
@@ -465,9 +479,10 @@ def summarize(paragraph: str, lang: str | None = None, evidence: str = "") -> st
         slide = slide_units(paragraph)
         units = slide.units
         if evidence.strip():
-            quoted = _summary_of(_pieces(_quoted_units(units, unligature(evidence)), lang), lang)
-            if quoted:
-                return quoted
+            for near in _near_evidence(units, unligature(evidence)):
+                quoted = _summary_of(_pieces(near, lang), lang)
+                if quoted:
+                    return quoted
         pieces = _pieces(units, lang)
         if not pieces and slide.title:
             pieces = [(slide.title, True)]
@@ -505,9 +520,10 @@ def _summary_of(pieces: Sequence[tuple[str, bool]], lang: str) -> str:
     return out
 
 
-def _quoted_units(units: Sequence[SlideUnit], evidence: str) -> list[SlideUnit]:
-    """The statements of a slide that stand in ``evidence`` (a passage of its text), in slide order; for a
-    passage of code lines alone, the statement that introduces them (the one before, else the one after)."""
+def _near_evidence(units: Sequence[SlideUnit], evidence: str) -> list[list[SlideUnit]]:
+    """The statements of a slide to summarise a passage of it (``evidence``) by, best first: those standing
+    in the passage; then, for a passage of code or commands, the statement before it (the one introducing
+    it) and the one after it."""
     flat = " ".join(evidence.split())
     lines = {re.sub(r"^[^\w(\[]+", "", " ".join(line.split())) for line in evidence.splitlines()}
 
@@ -517,12 +533,11 @@ def _quoted_units(units: Sequence[SlideUnit], evidence: str) -> list[SlideUnit]:
                                or (len(flat) >= 15 and flat in text))
 
     found = [i for i, u in enumerate(units) if inside(u.text) or any(inside(c) for c in u.children)]
-    if any(units[i].kind != "code" for i in found) or not found:
-        return [units[i] for i in found]
-    first, last = found[0], found[-1]
-    before = [u for u in units[:first] if u.kind != "code"][-1:]
-    after = [u for u in units[last + 1 :] if u.kind != "code"][:1]
-    return before or after
+    if not found:
+        return []
+    before = [u for u in units[: found[0]] if u.kind != "code"][-1:]
+    after = [u for u in units[found[-1] + 1 :] if u.kind != "code"][:1]
+    return [[units[i] for i in found], before, after]
 
 
 # --- the model ------------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from ..errors import PlacementError
 from ..llm.config import KeywordStrategy
 from ..sources import FaqSource, Source
 from ..text import sentences
+from ..text.sentences import fenced_block_after
 from . import enrich as enrich_mod
 from .evidence import Evidence, Support, evidence_and_support, meaning_matcher, sentence_before, term_weights
 from .judge import ModelJudge
@@ -155,6 +156,9 @@ def evidence(run: PassRun) -> dict[str, Any]:
             continue
         sentence = (claim_text(run.answer, ins.claim_start, ins.offset) if ins.claim_start is not None
                     else sentence_before(run.answer, ins.offset, parts))
+        block = fenced_block_after(run.answer, ins.offset) if sentence.rstrip().endswith((":", "：")) else None
+        if block:  # "Slide 7 says:" and the code it introduces: the claim is the code
+            sentence = f"{sentence} {' '.join(block[0].split())}"
         source = entries[ins.seq].source
         found, verdict = evidence_and_support(sentence, source, weight, matcher)
         if run.judge is not None:

@@ -182,6 +182,23 @@ def _with_markers(text: str, sent: Sentence) -> Sentence:
     return Sentence(sent.start, end, text[sent.start : end])
 
 
+_FENCED_AFTER = re.compile(r"(?:\[cite:[^\[\]\n]{0,600}\]|[ \t])*\n(?:[ \t]*\n)*([ \t]*)(`{3,}|~{3,})[^\n]*\n(.*?)"
+                           r"(?:\n[ \t]*\2[`~]*[ \t]*(?=\n|$)|\Z)", re.S)
+
+
+def fenced_block_after(text: str, offset: int) -> tuple[str, int] | None:
+    """The code of the fenced block that starts on the line after ``offset`` (markers and blank lines
+    between aside), without its fences and indentation, and where the block ends; None when the next line
+    is no fence. It is what a sentence ending at ``offset`` introduces ("Folie 7 sagt:", "Git markiert den
+    Konflikt in der Datei:")."""
+    m = _FENCED_AFTER.match(text, offset)
+    if m is None:
+        return None
+    indent = len(m.group(1))
+    code = "\n".join(line[indent:] if line[:indent].isspace() else line.lstrip() for line in m.group(3).split("\n"))
+    return code, m.end()
+
+
 def first_sentences(text: str, max_sentences: int = 2, max_chars: int = 220, lang: str | None = None) -> str:
     """The first whole sentences of ``text`` that fit in ``max_chars`` (at least one, never cut in a word)."""
     flat = " ".join(text.split())
