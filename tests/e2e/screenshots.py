@@ -9,8 +9,10 @@ viewport screenshots:
 * ``chip_preview.png``: Chip preview with its example text rendered as chips;
 * ``language_qa.png``: Language QA after Run with the default languages en, de, fr;
 * ``library.png``: Library with the first unit's deck thumbnails;
-* ``ask_dark.png``: Ask in Streamlit's dark theme in an 800x800 window, after three questions, a
-  chip of the last answer hovered.
+* ``upload.png``: Library's upload form with the German sample deck chosen: unit name, lecture and
+  language filled in from the PDF's title and the language of its text;
+* ``ask_dark.png``: Ask in the dark theme (the browser prefers dark) in an 800x800 window, after three
+  questions, a chip of the last answer hovered.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from .harness import CHROMIUM, ROOT, ask, go_to_page, launch, open_ask, running_app, wait_idle
+from .harness import CHROMIUM, ROOT, ask, choose_file, go_to_page, launch, open_ask, running_app, wait_idle
 
 VIEWPORT = {"width": 1280, "height": 800}
 MISMATCHES = re.compile(r"^\d+ mismatch(es)? in ")
@@ -141,6 +143,21 @@ def shot_library(page: Any, url: str, out: Path) -> None:
     page.screenshot(path=str(out / "library.png"), clip={"x": 0, "y": 0, "width": VIEWPORT["width"], "height": height})
 
 
+def shot_upload(page: Any, url: str, out: Path) -> None:
+    nav(page, url, "Library", "Upload a deck")
+    page.get_by_text("Upload a deck").click()
+    choose_file(page, 0, ROOT / "sample_decks" / "decks" / "binaere_suchbaeume.pdf")
+    page.get_by_text("Read from the deck:").wait_for(timeout=60_000)
+    settle(page, 600)
+    # the form from its expander down to the "Add to library" button
+    form = page.locator(".st-key-upload_form")
+    scroll_main_to(page, page.get_by_text("Upload a deck"), offset=64)
+    page.mouse.move(0, 0)
+    box = form.bounding_box()
+    height = min(VIEWPORT["height"], box["y"] + box["height"] + 16)
+    page.screenshot(path=str(out / "upload.png"), clip={"x": 0, "y": 0, "width": VIEWPORT["width"], "height": height})
+
+
 def shot_ask_dark(page: Any, url: str, out: Path) -> None:
     open_ask(page, url)
     go_to_page(page, 6)
@@ -156,10 +173,11 @@ def shot_ask_dark(page: Any, url: str, out: Path) -> None:
     page.screenshot(path=str(out / "ask_dark.png"))
 
 
-# name: (take it, theme, window)
+# name: (take it, the colour scheme the browser prefers, window)
 SHOTS = {"ask": (shot_ask, "light", VIEWPORT), "ask_evidence": (shot_ask_evidence, "light", VIEWPORT),
          "chip_preview": (shot_chip_preview, "light", VIEWPORT),
          "language_qa": (shot_language_qa, "light", VIEWPORT), "library": (shot_library, "light", VIEWPORT),
+         "upload": (shot_upload, "light", VIEWPORT),
          "ask_dark": (shot_ask_dark, "dark", {"width": 800, "height": 800})}
 
 
@@ -176,18 +194,18 @@ def main(argv: list[str] | None = None) -> int:
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp, ExitStack() as servers, sync_playwright() as pw:
-        urls: dict[str, str] = {}
+        # one server with its own database and library (nothing is added to the checkout's)
+        url = servers.enter_context(running_app({"CITATION_STUDIO_DB": str(Path(tmp) / "lms.sqlite3"),
+                                                 "CITATION_STUDIO_LIBRARY": str(Path(tmp) / "library")}))
         browser = launch(pw)
         for name in args.only or list(SHOTS):
             take, theme, viewport = SHOTS[name]
-            if theme not in urls:  # one server per theme, on the same database
-                env = {"CITATION_STUDIO_DB": str(Path(tmp) / "lms.sqlite3"), "STREAMLIT_THEME_BASE": theme}
-                urls[theme] = servers.enter_context(running_app(env))
-            ctx = browser.new_context(viewport=viewport)
+            # the app follows the browser's preferred colour scheme
+            ctx = browser.new_context(viewport=viewport, color_scheme=theme)
             page = ctx.new_page()
             errors: list[str] = []
             page.on("pageerror", lambda e, errs=errors: errs.append(str(e)))
-            take(page, urls[theme], out)
+            take(page, url, out)
             ctx.close()
             png = out / f"{name}.png"
             print(f"{png} · {png.stat().st_size // 1024} KB" + (f" · page errors: {errors}" if errors else ""))
