@@ -15,7 +15,7 @@ from studio.services import chat_pipeline
 from studio.text import md_escape, plural
 from studio.widgets import chips, model_badges
 
-VERDICTS = {"ok": "✅ ok", "mismatch": "❌ mismatch", "uncertain": "❔ too short", "empty": "∅ empty"}
+VERDICTS = {"ok": "✓ ok", "mismatch": "✗ mismatch", "uncertain": "? too short", "empty": "∅ empty"}
 
 # lingua loads on the first detection of the server process (a few seconds): the page says so meanwhile
 LOADING_DETECTOR = "Loading the language detector (first use, a few seconds)…"

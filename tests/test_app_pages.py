@@ -81,11 +81,11 @@ def test_language_qa_page_flags_languages() -> None:
     assert any("offline model cannot translate" in i.value for i in at.info)
     verdicts = [list(t.value["verdict"]) for t in at.table]  # en, de, fr side by side
     assert len(verdicts) == 3 and all(verdicts)
-    en, de, fr = (sum(v == "❌ mismatch" for v in column) for column in verdicts)
-    assert en == 0 and "✅ ok" in verdicts[0]
+    en, de, fr = (sum(v == "✗ mismatch" for v in column) for column in verdicts)
+    assert en == 0 and "✓ ok" in verdicts[0]
     assert de > 0 and fr > 0
     # a text too short to judge is so in every column, and each headline says how many there are
-    shorts = [[i for i, v in enumerate(column) if v == "❔ too short"] for column in verdicts]
+    shorts = [[i for i, v in enumerate(column) if v == "? too short"] for column in verdicts]
     assert shorts[0] and shorts[0] == shorts[1] == shorts[2]
     short = f" · {len(shorts[0])} too short to judge"
     # the headline of each column counts the same mismatches as its table
@@ -95,8 +95,8 @@ def test_language_qa_page_flags_languages() -> None:
         f"{plural(fr, 'mismatch')} in {plural(len(verdicts[2]), 'field')}{short}"]
     # every field that is judged is a mismatch in the columns of the languages it is not in
     for i, v in enumerate(verdicts[0]):
-        if v == "✅ ok":
-            assert verdicts[1][i] == verdicts[2][i] == "❌ mismatch"
+        if v == "✓ ok":
+            assert verdicts[1][i] == verdicts[2][i] == "✗ mismatch"
 
 
 def test_language_qa_flags_a_german_keyword_and_summary_in_the_english_column() -> None:
@@ -109,8 +109,8 @@ def test_language_qa_flags_a_german_keyword_and_summary_in_the_english_column() 
     assert not at.exception, at.exception
     en, de = (t.value for t in at.table)
     german = [i for i, detected in enumerate(en["detected"]) if detected.startswith("de ")]
-    assert german and all(en["verdict"][i] == "❌ mismatch" for i in german)
-    assert all(de["verdict"][i] == "✅ ok" for i in german)
+    assert german and all(en["verdict"][i] == "✗ mismatch" for i in german)
+    assert all(de["verdict"][i] == "✓ ok" for i in german)
 
 
 def test_library_page_lists_pages_with_their_number_source() -> None:
