@@ -56,7 +56,7 @@ from studio.services import (
     store_answer,
     turns_so_far,
 )
-from studio.text import md_escape, plural
+from studio.text import md_escape, plural, short_title
 from studio.transcript import transcript_panel
 from studio.widgets import chips, model_badges, models_line, slide_image, stored_chips, trace_panel
 
@@ -226,7 +226,7 @@ def viewer() -> None:
             deck = um.deck
             ss[W_SLIDE] = state.page
             st.selectbox("Slide", list(unit_info.visible_pages), key=W_SLIDE, label_visibility="collapsed",
-                         format_func=lambda p: f"{um.caption(p)} · {deck.page(p).title[:40]}",
+                         format_func=lambda p: f"{um.caption(p)} · {short_title(deck.page(p).title)}",
                          on_change=lambda: _apply(vs.select_page, ss[W_SLIDE]))
             lit = 0
             if state.evidence:

@@ -287,7 +287,8 @@ for tab, um in zip(unit_tabs, every.values(), strict=False):
     with tab:
         u = um.unit
         st.markdown(f"**{md_escape(u.lecture_name)} › {md_escape(u.name)}** · unit {u.id} · language "
-                    f"{md_escape(u.language)} · versions: attachment {u.versions.attachment}, video {u.versions.video}")
+                    f"{md_escape(language_label(u.language))} · versions: attachment {u.versions.attachment}, "
+                    f"video {u.versions.video}")
         if not um.released:
             st.info(withheld_note(um))
         if editable:

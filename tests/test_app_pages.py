@@ -272,3 +272,10 @@ def test_ask_warns_when_the_answer_language_differs_from_the_materials() -> None
     at.selectbox(key=W_LANGUAGE).select("en").run()
     assert [w.value for w in at.warning if "differs" in w.value][0].startswith(
         "The answer language, English, differs from this unit's material, which is in German (de).")
+
+
+def test_the_slide_picker_cuts_long_titles_at_a_word() -> None:
+    at = page("ask.py")
+    options = at.selectbox(key=W_SLIDE).options
+    assert "Slide 7 (page 10 of 17) · Solving the Recurrence with a Recursion…" in options
+    assert "Slide 5 (page 7 of 17) · Example: Sorting 38, 27, 43, 3, 9, 82…" in options
