@@ -26,7 +26,7 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -214,8 +214,11 @@ def answer_of(case: dict[str, Any]) -> tuple[str, list[tuple[int, int]]]:
 
 
 def cited_per_sentence(final: str, spans: Sequence[tuple[int, int]],
-                       by_marker: dict[str, Citation]) -> list[list[str]]:
-    """The sources cited behind each sentence, in marker order (a marker belongs to the sentence it follows)."""
+                       by_marker: dict[str, Citation], runs: Mapping[tuple[bool, int, int], int] | None = None,
+                       ) -> list[list[str]]:
+    """The sources cited behind each sentence, in marker order (a marker belongs to the sentence it follows,
+    and a marker that stands for a run of list items to every sentence of the run: ``runs`` maps (FAQ pass,
+    seq, offset) to where the run starts, as the validate phase traces it)."""
     out: list[list[str]] = [[] for _ in spans]
     offset = 0
     for piece in segments(final, "stored"):
@@ -223,11 +226,24 @@ def cited_per_sentence(final: str, spans: Sequence[tuple[int, int]],
             offset += len(piece.text)
             continue
         assert isinstance(piece, Marker)
-        owner = max((i for i, (start, _) in enumerate(spans) if start < offset), default=None)
         cite = by_marker.get(piece.raw)
-        if owner is not None and cite is not None:
+        if cite is None:
+            continue
+        start = (runs or {}).get((isinstance(cite.source, FaqSource), cite.seq, offset))
+        owners = [i for i, (s, _) in enumerate(spans) if s < offset and (start is None or s >= start)]
+        for owner in owners if start is not None else owners[-1:]:
             out[owner].append(source_key(cite.source))
     return out
+
+
+def traced_runs(result: Any) -> dict[tuple[bool, int, int], int]:
+    """The runs of list items each pass cited once (validate phase): (FAQ pass, seq, offset) -> run start."""
+    runs: dict[tuple[bool, int, int], int] = {}
+    for kind, trace in result.traces.items():
+        for phase in trace.to_json()["phases"]:
+            for run in (phase.get("outputs") or {}).get("runs", []) if phase["name"] == "validate" else []:
+                runs[(kind == "faq", int(run["seq"]), int(run["end"]))] = int(run["start"])
+    return runs
 
 
 def check_enrichment(report: Report, citations: Sequence[Citation], where: str) -> None:
@@ -254,7 +270,7 @@ def run_placement(report: Report, cases: Sequence[dict[str, Any]]) -> None:
         answer, spans = answer_of(case)
         result = pipe(answer, Sources.of(sources), language=case.get("language", "en"))
         by_marker = {c.marker: c for c in result.citations}
-        per_sentence = cited_per_sentence(result.answer, spans, by_marker)
+        per_sentence = cited_per_sentence(result.answer, spans, by_marker, traced_runs(result))
         for sent, cited in zip(case["sentences"], per_sentence, strict=True):
             overlap = sent.get("overlap")
             report.sentences.append(SentenceResult(case["id"], str(sent["text"]), str(sent.get("style", "copied")),

@@ -42,6 +42,13 @@ def test_a_list_quoting_one_slide_gets_one_chip_behind_its_last_item() -> None:
     assert [page for pages in lines.values() for page in pages] == ["15", "16"]
     assert lines["- Datei mit git add als gelöst markieren"] == ["15"]  # the last item of slide 15's run
     assert lines["- Die Historie bleibt dabei linear und übersichtlich"] == ["16"]  # another source: own chip
+    # the trace says which markers were left out and which run the kept one stands for
+    validate = next(p for p in result.traces["lecture"].to_json()["phases"] if p["name"] == "validate")
+    (run, other) = validate["outputs"]["runs"]
+    assert LIST[run["start"] : run["end"]].startswith("Konfliktmarker in der Datei suchen\n")
+    assert LIST[run["start"] : run["end"]].endswith("als gelöst markieren")
+    assert LIST[other["start"] : other["end"]].startswith("Rebase setzt") and other["end"] == len(LIST)
+    assert len(validate["outputs"]["merged_in_lists"]) == 4  # three of slide 15, one of slide 16
 
 
 def test_the_chip_of_a_run_quotes_the_run_and_its_summary_comes_from_the_quote() -> None:

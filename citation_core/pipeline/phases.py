@@ -116,7 +116,10 @@ def validate(run: PassRun) -> dict[str, Any]:
             "malformed_markers": list(p.malformed), "text_changed": p.text_changed,
             "reanchored": list(p.reanchored), "dropped": list(p.dropped),
             "moved_out_of_code": list(p.moved_out_of_code), "moved_out_of_words": list(p.moved_out_of_words),
-            "merged_in_lists": list(p.merged), "corrections": corrections}
+            "merged_in_lists": list(p.merged),
+            "runs": [{"seq": i.seq, "start": i.claim_start, "end": i.offset} for i in p.insertions
+                     if i.claim_start is not None],
+            "corrections": corrections}
 
 
 def collect(run: PassRun) -> dict[str, Any]:
