@@ -123,7 +123,7 @@ def test_opening_the_library_reads_unread_decks_with_progress(
     page.goto(f"{url}/library")
     seen = watch_progress(page, lambda: bool(page.get_by_text("Course", exact=True).count()))
     assert any("9001_vectors.pdf" in t and f"of {len(deck.expected)}" in t for t in seen), seen
-    page.locator("[data-testid=stSelectbox]").first.click()
+    page.get_by_role("combobox", name="Course").click()
     page.get_by_role("option", name="My uploads (id 900)").click()
     wait_idle(page)
     assert page.get_by_text("(ocr)").count() >= 12
