@@ -30,6 +30,7 @@ from citation_core.text import clock
 from citation_core.text.languages import lang_code
 from studio import cached
 from studio import view_state as vs
+from studio.asking import PENDING, PendingAsk, needs_whole_page, pending
 from studio.audit_table import audit_table
 from studio.keys import (
     HISTORY,
@@ -208,8 +209,8 @@ DRAWN = (state.course_id, state.unit_id, state.mode, state.preview)  # what the 
 @st.fragment
 def viewer() -> None:
     state: vs.ViewState = ss[VIEW]
-    if (state.course_id, state.unit_id, state.mode, state.preview) != DRAWN:
-        st.rerun(scope="app")  # the page around the viewer shows another place: draw it all
+    if (state.course_id, state.unit_id, state.mode, state.preview) != DRAWN or needs_whole_page(ss):
+        st.rerun(scope="app")  # the page around the viewer shows another place, or a question waits: draw it all
     _mirror_in_url(state)
     material = by_id[state.course_id].preview(state.preview)
     um = material.unit(state.unit_id)
@@ -338,7 +339,7 @@ with chat_col:
                 stored_chips(payloads[msg.id], key=f"msg-{msg.id}", on_click=_on_click)
 
     # the turn being asked shows here, above the form: the question, then the writer's draft, then the status
-    pending = st.container()
+    pending_slot = st.container()
 
     with st.form("ask", clear_on_submit=True, border=True):
         question = st.text_area("Question", placeholder="e.g. How does the merge step work?", height=80,
@@ -355,53 +356,68 @@ with chat_col:
         elif not question:
             st.warning("Type a question first.")
         else:
-            position = (ViewPosition(um.unit.id, page=state.page) if state.mode == "slides"
-                        else ViewPosition(um.unit.id, second=float(state.second)))
-            with pending:
-                with st.chat_message("user"):
-                    st.markdown(md_escape(question))
-                reply = st.chat_message("assistant")
-            draft_slot = reply.empty()
-            with reply:
-                status = st.status("Writing the answer…", expanded=False)
+            ss[PENDING] = PendingAsk(
+                question, pasted or None, material.course.id, state.preview,
+                ViewPosition(um.unit.id, page=state.page) if state.mode == "slides"
+                else ViewPosition(um.unit.id, second=float(state.second)),
+                state.language, state.variant, state.conversation_id, tuple(turns_so_far(messages)))
 
-            def show_draft(text: str) -> None:
-                """The writer's answer at once, uncited, until the cited answer replaces it (after the rerun)."""
-                with draft_slot.container():
-                    st.caption("Draft · the citations are being added")
-                    chips(text, material, key="draft")
-                status.update(label="Adding citations…")
+    asking = pending(ss)
+    if asking is not None:  # asked in this run, or in one that ended before its answer was stored
+        asked_in = by_id.get(asking.course_id)
+        if asked_in is None:
+            del ss[PENDING]
+            st.error("The course of the question is no longer in the library: not answered.")
+            st.stop()
+        asked_material = asked_in.preview(asking.preview)
+        with pending_slot:
+            with st.chat_message("user"):
+                st.markdown(md_escape(asking.question))
+            reply = st.chat_message("assistant")
+        draft_slot = reply.empty()
+        with reply:
+            status = st.status("Writing the answer…", expanded=False)
 
-            def progress(ev: ProgressEvent) -> None:
-                if ev.status != "start":
-                    status.write(f"{'✅' if ev.status == 'done' else '⚠️'} {ev.pass_name} · {ev.phase}")
-                status.update(label=f"Adding citations · {ev.pass_name} pass · {ev.phase}…")
+        def show_draft(text: str) -> None:
+            """The writer's answer at once, uncited, until the cited answer replaces it (after the rerun)."""
+            with draft_slot.container():
+                st.caption("Draft · the citations are being added")
+                chips(text, asked_material, key="draft")
+            status.update(label="Adding citations…")
 
-            try:
-                result: ChatResult = chat_pipeline(config, material)(
-                    question, position, language=state.language, variant=state.variant,
-                    pasted_answer=pasted or None, progress=progress, history=turns_so_far(messages),
-                    on_draft=show_draft)
-            except CitationStudioError as exc:
-                status.update(label="Failed", state="error")
-                st.error(md_escape(exc))
-                st.stop()
-            failed = bool(result.failures)
-            status.update(label=f"Done · {plural(len(result.citations), 'citation')}"
-                          + (" · with failures" if failed else ""),
-                          state="error" if failed else "complete", expanded=False)
-            # one transaction: the conversation (when new), the question and the answer
-            try:
-                conversation_id, _ = store_answer(
-                    store, material, ss[HISTORY], state.conversation_id, um.unit.id, result,
-                    {"course": material.course.id, "unit": um.unit.id, "page": position.page,
-                     "second": position.second, "language": state.language, "variant": state.variant},
-                    extra_answer_meta=answer_views(result))
-            except CitationStudioError as exc:
-                st.error(md_escape(exc))
-                st.stop()
-            ss[VIEW] = vs.conversation_started(ss[VIEW], conversation_id)
-            st.rerun()
+        def progress(ev: ProgressEvent) -> None:
+            if ev.status != "start":
+                status.write(f"{'✅' if ev.status == 'done' else '⚠️'} {ev.pass_name} · {ev.phase}")
+            status.update(label=f"Adding citations · {ev.pass_name} pass · {ev.phase}…")
+
+        try:
+            result: ChatResult = chat_pipeline(config, asked_material)(
+                asking.question, asking.position, language=asking.language, variant=asking.variant,
+                pasted_answer=asking.pasted, progress=progress, history=asking.history, on_draft=show_draft)
+        except CitationStudioError as exc:
+            del ss[PENDING]
+            status.update(label="Failed", state="error")
+            st.error(md_escape(exc))
+            st.stop()
+        failed = bool(result.failures)
+        status.update(label=f"Done · {plural(len(result.citations), 'citation')}"
+                      + (" · with failures" if failed else ""),
+                      state="error" if failed else "complete", expanded=False)
+        # one transaction: the conversation (when new), the question and the answer; the question is done
+        # once it is stored (nothing between the two can end the run)
+        try:
+            conversation_id, _ = store_answer(
+                store, asked_material, ss[HISTORY], asking.conversation_id, asking.position.unit_id, result,
+                {"course": asking.course_id, "unit": asking.position.unit_id, "page": asking.position.page,
+                 "second": asking.position.second, "language": asking.language, "variant": asking.variant},
+                extra_answer_meta=answer_views(result))
+        except CitationStudioError as exc:
+            del ss[PENDING]
+            st.error(md_escape(exc))
+            st.stop()
+        del ss[PENDING]
+        ss[VIEW] = vs.conversation_started(ss[VIEW], conversation_id)
+        st.rerun()
 
     last = next((m for m in reversed(messages) if m.role == "assistant"), None)
     if last is not None:

@@ -72,3 +72,24 @@ def test_the_draft_shows_before_the_citations_and_the_cited_answer_replaces_it(s
     assert page.locator("[data-testid=stChatMessage]").count() == 2, "the cited answer replaced the draft"
     assert seen_after < DELAY, seen_after
     assert not errors, errors
+
+
+def test_a_question_is_answered_although_the_page_reruns_while_it_is_cited(slow_app: str, new_page: Any) -> None:
+    """A widget changed while the answer is being cited ends that run of the page; the question must not be
+    lost with it (it was: "Adding citations…" stayed on the page, nothing was stored)."""
+    page, errors = new_page(1400, 1000)
+    open_ask(page, slow_app)
+    stored = "() => document.querySelectorAll('[class*=\"st-key-msg-\"]').length"
+    before = page.evaluate(stored)
+    page.get_by_label("Question").fill("What does the merge step do?")
+    page.get_by_role("button", name="Ask", exact=True).click()
+    page.get_by_text("Draft · the citations are being added").wait_for(timeout=DELAY * 1000)
+    page.get_by_label("Variant").click()  # a new run of the whole page while placement waits for its reply
+    page.get_by_role("option", name="advanced", exact=True).click()
+    page.wait_for_function(f"() => ({stored})() >= {before + 1}", timeout=60_000)
+    wait_idle(page, timeout=60_000)
+    answer = page.locator("[data-testid=stChatMessage]").last
+    answer.locator("button.cite-chip").first.wait_for(timeout=10_000)
+    assert page.locator("[data-testid=stChatMessage]").count() == 2, "asked once, answered once"
+    assert page.get_by_text("Draft · the citations are being added").count() == 0
+    assert not errors, errors
