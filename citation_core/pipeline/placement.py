@@ -16,7 +16,8 @@ list quoting one slide) is cited once, behind its last item, and that chip stand
 (``Insertion.claim_start``). The last item is where the placement already put a marker, so no new
 position is invented, and a reader meets the source after the text it supports, as everywhere else in
 the answer; the sentence introducing the list is often only a lead-in ("Slide 5 says:") with nothing
-to check against the source. Items citing different sources keep their own chips.
+to check against the source. Items citing different sources keep their own chips. Runs are found per
+pass: an FAQ chip behind one item of a run of slide citations stays where it is.
 
 The answer text itself is never changed, and every correction is counted in ``Placement``.
 """
