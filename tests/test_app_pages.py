@@ -201,7 +201,10 @@ def test_ask_offers_released_units_and_visible_slides_unless_the_instructor_prev
     assert at.session_state[VIEW].unit_id == 13
     at.text_area(key=W_QUESTION).input(f"What is chaining with {NEVER}?")
     next(b for b in at.button if b.label == "Ask").click().run()
-    answer = LmsStore(isolated_store).messages(conv.id)[-1].content
+    # another unit opens its own conversation (none yet): the question starts one
+    newest = max(LmsStore(isolated_store).conversations(), key=lambda c: c.id)
+    assert newest.id != conv.id
+    answer = LmsStore(isolated_store).messages(newest.id)[-1].content
     assert any(c.entity_id == "13" for c in parse(answer, "stored")), answer
 
     at.toggle(key=W_PREVIEW).set_value(False).run()
