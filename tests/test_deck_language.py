@@ -177,3 +177,16 @@ def test_the_upload_reads_the_language_once_the_unit_is_new(tmp_path: Path, monk
     again = add_upload(tmp_path, Upload("baeume.pdf", ENGLISH.read_bytes()))
     assert (again.language, seen) == ("de", [])
     assert load_course(tmp_path).unit(FIRST_UNIT_ID).language == "de"
+
+
+MATERIAL_REAL = Path(__file__).parent / "material_real" / "decks"
+
+
+@pytest.mark.parametrize("name", ["de_git_branches.pdf", "en_nlp_rag.pdf"])
+def test_the_real_decks_in_the_tests_read_as_their_language(name: str) -> None:
+    """A German lecture deck full of console output and commit graphs, and an English one."""
+    path = MATERIAL_REAL / name
+    if not path.is_file():
+        pytest.skip(f"{path} is missing")
+    assert deck_language(load_deck(path, read_images=False)) == name[:2]
+    assert suggest_unit(Path("/nonexistent-library"), Upload(name, path.read_bytes())).language == name[:2]
