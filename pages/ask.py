@@ -192,9 +192,16 @@ top[3].toggle("Instructor preview", key=W_PREVIEW,
                     "(not released). Hidden slides stay hidden.") if withheld else
               "Also offer units that students do not see yet (not released); this course has none.",
               on_change=lambda: _set(vs.set_preview, ss[W_PREVIEW]))
+
+
+def _mode_name(mode: str) -> str:
+    """"Slides", "Video", or "Transcript" for a unit with a transcript but no video."""
+    return "Transcript" if mode == "video" and not unit_info.has_video else mode.capitalize()
+
+
 if modes:
     ss[W_MODE] = state.mode
-    top[2].segmented_control("View", list(modes), key=W_MODE, required=True, format_func=str.capitalize,
+    top[2].segmented_control("View", list(modes), key=W_MODE, required=True, format_func=_mode_name,
                              on_change=lambda: _apply(vs.select_mode, ss[W_MODE]))
 
 viewer_col, chat_col = st.columns([11, 10], gap="large")
@@ -272,6 +279,16 @@ def viewer() -> None:
                         st.caption(("Lit up: the cue" if len(cited) == 1 else f"Lit up: the {len(cited)} cues")
                                    + " the citation quotes; the panel follows the video while it plays.")
                     transcript_panel(um.transcript.cues, cited, f"player-{state.seek}", key="transcript")
+        elif state.mode == "video" and um.transcript is not None:
+            # a transcript without a video (an uploaded deck with its transcript): the cues to read, a chip's lit up
+            cited = evidence_cues(um.transcript.cues, state.second, state.until, state.evidence) if state.play else []
+            caption = f"Transcript · opened at {clock(state.second)} · this unit has no video"
+            st.markdown(f"<div data-testid='viewer-caption' style='text-align:center;font-weight:600'>"
+                        f"{html.escape(caption)}</div>", unsafe_allow_html=True)
+            if cited:
+                st.caption("Lit up: the cue the citation quotes." if len(cited) == 1 else
+                           f"Lit up: the {len(cited)} cues the citation quotes.")
+            transcript_panel(um.transcript.cues, cited, f"player-{state.seek}", key="transcript")
         else:
             st.info("This unit has no deck or video.")
 

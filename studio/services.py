@@ -126,7 +126,8 @@ def catalog_of(courses: dict[str, CourseMaterial], preview: bool = False) -> Cat
         CourseInfo(m.course.id, m.course.name, tuple(
             UnitInfo(um.unit.id, um.unit.name, len(um.deck.pages) if um.deck is not None else 0,
                      um.unit.video is not None, frozenset(um.unit.hidden_pages),
-                     um.transcript.cues[-1].end if um.transcript is not None and um.transcript.cues else None)
+                     um.transcript.cues[-1].end if um.transcript is not None and um.transcript.cues else None,
+                     um.transcript is not None)
             for um in m.visible_units(preview)),
             withheld=() if preview else tuple((uid, um.withheld or "not released") for uid, um in m.withheld.items()))
         for m in courses.values()))

@@ -38,6 +38,7 @@ class UnitInfo:
     has_video: bool = False
     hidden: frozenset[int] = frozenset()  # deck pages the instructor hid (never opened)
     length: float | None = None  # seconds the video is known to run (its transcript's end), None: not known
+    has_transcript: bool = False  # a transcript to read, with or without a video (the "video" mode shows it)
 
     @property
     def visible_pages(self) -> tuple[int, ...]:
@@ -46,7 +47,7 @@ class UnitInfo:
     @property
     def modes(self) -> tuple[Mode, ...]:
         slides = bool(self.visible_pages)
-        return (("slides",) if slides else ()) + (("video",) if self.has_video else ())  # type: ignore[return-value]
+        return (("slides",) if slides else ()) + (("video",) if self.has_video or self.has_transcript else ())  # type: ignore[return-value]
 
     def default_mode(self) -> Mode:
         return self.modes[0] if self.modes else "slides"
@@ -315,7 +316,7 @@ def _at_place(state: ViewState, catalog: Catalog, place: Place) -> ViewState:
         where = f"is {why} (instructor preview shows it)" if why else f"is no longer in “{course.name}”"
         return with_notice(_at_unit(state, course, _first_unit(course)), "warning",
                            f"Unit {place.unit_id}, where this was asked, {where}: opened its first unit.")
-    if place.second is not None and unit.has_video:
+    if place.second is not None and (unit.has_video or unit.has_transcript):
         return _at_unit(state, course, unit, mode="video", second=_second(place.second, unit), seek=state.seek + 1)
     if place.page is not None and unit.pages:
         return _at_unit(state, course, unit, mode="slides", page=_clamp_page(unit, place.page))
@@ -366,7 +367,8 @@ def apply_click(state: ViewState, catalog: Catalog, click: Mapping[str, Any]) ->
         return _at_unit(state, course, unit, mode="slides", page=page, evidence=_quote(click))
     if kind == "video":
         start = click.get("start")
-        if not unit.has_video or not isinstance(start, (int, float)) or isinstance(start, bool):
+        timed = isinstance(start, (int, float)) and not isinstance(start, bool)
+        if not (unit.has_video or unit.has_transcript) or not timed:
             return _gone(state, course, unit, "video")
         end = click.get("end")
         until = _second(end, unit) if isinstance(end, (int, float)) and not isinstance(end, bool) else None

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from citation_core.contract import parse
 from citation_core.lms.render import MAX_ANSWER_CHARS
 from citation_core.lms.store import LmsStore
-from studio.keys import VIEW, W_COURSE, W_LANGUAGE, W_PASTED, W_PREVIEW, W_QUESTION, W_SLIDE, W_UNIT
+from studio.keys import VIEW, W_COURSE, W_LANGUAGE, W_MODE, W_PASTED, W_PREVIEW, W_QUESTION, W_SLIDE, W_UNIT
 from studio.text import plural
 from tests.conftest import ROOT
 
@@ -282,3 +282,24 @@ def test_the_slide_picker_cuts_long_titles_at_a_word() -> None:
     options = at.selectbox(key=W_SLIDE).options
     assert "Slide 7 (page 10 of 17) · Solving the Recurrence with a Recursion…" in options
     assert "Slide 5 (page 7 of 17) · Example: Sorting 38, 27, 43, 3, 9, 82…" in options
+
+
+def test_a_unit_with_a_transcript_but_no_video_shows_its_transcript(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from citation_core.material.uploads import LIBRARY_COURSE_ID, Upload, add_upload
+    from tests.material_fixtures import SMALL_VTT, make_pdf
+
+    library = tmp_path / "library"
+    deck = make_pdf(tmp_path / "merge.pdf", [["Merge sort", "Split the list, sort both halves, merge them"]])
+    added = add_upload(library, Upload("merge.pdf", deck.read_bytes()),
+                       transcript=Upload("merge.vtt", SMALL_VTT.encode("utf-8")))
+    monkeypatch.setenv("CITATION_STUDIO_LIBRARY", str(library))
+    at = AppTest.from_file(str(ROOT / "pages" / "ask.py"), default_timeout=60)
+    for name, value in {"course": str(LIBRARY_COURSE_ID), "unit": str(added.unit_id), "view": "video",
+                        "second": "4"}.items():
+        at.query_params[name] = value
+    at.run()
+    assert not at.exception, at.exception
+    assert "Transcript · opened at 0:04 · this unit has no video" in captions(at)
+    assert at.segmented_control(key=W_MODE).options == ["Slides", "Transcript"]  # named for what it shows
+    assert not [e for e in at.error if "video" in e.value]

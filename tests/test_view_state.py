@@ -308,3 +308,18 @@ def test_a_reload_keeps_the_urls_conversation_in_the_unit_a_chip_opened() -> Non
     assert (clicked.unit_id, clicked.conversation_id) == (101, 12)
     back = vs.reload(CATALOG, vs.to_params(clicked), places.get, None, ["en"])
     assert (back.unit_id, back.page, back.conversation_id) == (101, 6, 12)
+
+
+def test_a_transcript_chip_of_a_unit_without_a_video_opens_its_transcript_at_the_cue() -> None:
+    uploads = CourseInfo(900, "My uploads", (UnitInfo(9001, "Deck one", pages=5, has_transcript=True),))
+    catalog = Catalog((uploads,))
+    s = vs.initial(catalog)
+    assert uploads.units[0].modes == ("slides", "video"), "the transcript is offered beside the slides"
+    after = vs.apply_click(s, catalog, click(kind="video", unitId="9001", start=75, end=92, quote="The tree."))
+    assert after.notice is None, after.notice  # never "the cited video no longer exists"
+    assert (after.mode, after.second, after.until, after.play, after.evidence) == ("video", 75.0, 92.0, True,
+                                                                                  "The tree.")
+    # a unit with neither a video nor a transcript still says what is gone
+    bare = Catalog((CourseInfo(900, "My uploads", (UnitInfo(9001, "Deck one", pages=5),)),))
+    gone = vs.apply_click(vs.initial(bare), bare, click(kind="video", unitId="9001", start=75, end=92))
+    assert gone.notice is not None and "video" in gone.notice.text

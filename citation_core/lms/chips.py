@@ -6,7 +6,7 @@ Data sent to the component (``data``)::
 
     {"html":  render_markdown(answer_text),      # pre-escaped; markers are <span class="cite-raw">
      "units": {"<unit id>": {"lectureTitle", "lectureUnitTitle", "lectureId", "courseId",
-                             "attachmentVersion", "videoVersion", "hasDeck", "hasVideo",
+                             "attachmentVersion", "videoVersion", "hasDeck", "hasVideo", "hasTranscript",
                              "slides": {"<deck index>": {"printed": str | None, "title": str}}}},
      "faqs":  {"<faq id>": {"question"}}}
 
@@ -24,6 +24,7 @@ new value)::
     {"kind": "video", "unitId": str, "start": int, "end": int | None, "nonce": str}
     {"kind": "unit",  "unitId": str, "stale": bool, "nonce": str}
     # stale chip (stale True); or no page/start, or the unit has hasDeck/hasVideo False (stale False)
+    # a video chip of a unit with a transcript but no video (hasTranscript) opens the transcript at the cue
 
 FAQ chips send nothing.
 """

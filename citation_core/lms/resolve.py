@@ -65,6 +65,7 @@ def unit_table(material: CourseMaterial) -> dict[str, dict[str, Any]]:
             "videoVersion": um.unit.versions.video,
             "hasDeck": um.deck is not None,
             "hasVideo": um.unit.video is not None,
+            "hasTranscript": um.transcript is not None,
             "slides": slides,
             "released": um.released,
             "withheldReason": um.withheld,

@@ -383,3 +383,19 @@ test("support: an unsupported citation is flagged with its reason", () => {
   const partial = M.describe(P.parseMarker(SLIDE), UNITS, FAQS, { quote: "x", verdict: "partial" });
   assert.equal(M.supportNote(partial), null);
 });
+
+// ---- a unit with a transcript but no video ----------------------------------------------------------
+
+test("a transcript chip of a unit without a video names the transcript and opens it at the cue", () => {
+  const units = { 12: { ...UNITS[12], hasVideo: false, hasTranscript: true } };
+  const chip = M.describe(P.parseMarker(VIDEO), units, FAQS, { quote: "The tree has log n levels." });
+  assert.equal(chip.status, "current");
+  assert.equal(chip.where, "Transcript · 1:15–1:32");
+  assert.equal(M.actionHint(chip), "Click to read the transcript at 1:15");
+  assert.deepEqual(M.evidenceQuote(chip), { label: "In the transcript", text: "“The tree has log n levels.”" });
+  assert.equal(M.clickValue(chip, "n1").kind, "video");
+  // without a transcript either, the chip opens the unit and says the video is gone
+  const bare = item(VIDEO, { 12: { ...UNITS[12], hasVideo: false } });
+  assert.equal(bare.status, "gone");
+  assert.equal(M.clickValue(bare, "n2").kind, "unit");
+});

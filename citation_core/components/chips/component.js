@@ -338,7 +338,10 @@ function chipStatus(kind, unit, page, version) {
   if (!isKnownUnit(unit)) return { status: "unknown", gone: "" };
   if (unit.released === false) return { status: "unreleased", gone: "" };
   if (kind === "slide" && unit.hasDeck === false) return { status: "gone", gone: "slide" };
-  if (kind === "video" && unit.hasVideo === false) return { status: "gone", gone: "video" };
+  // a unit with a transcript but no video: its chips open the transcript at the cue
+  if (kind === "video" && unit.hasVideo === false && unit.hasTranscript !== true) {
+    return { status: "gone", gone: "video" };
+  }
   if (isStale(version, unit)) return { status: "changed", gone: "" };
   if (kind === "slide") {
     const slides = asObject(unit.slides);
@@ -372,7 +375,7 @@ function describe(marker, units, faqs, evidence) {
   }
   if (kind === "video") {
     const range = videoRange(start, end);
-    heading = { text: `${KIND_LABEL.video} · ${range}`, title: "" };
+    heading = { text: `${transcriptOnly(unit) ? "Transcript" : KIND_LABEL.video} · ${range}`, title: "" };
     spoken = range;
   }
   const ev = asObject(evidence);
@@ -449,7 +452,13 @@ const UNSUPPORTED_TEXT = "The cited source may not support this sentence";
 /** The tooltip's quoted evidence, {label, text}, or null when the answer was stored without it. */
 function evidenceQuote(item) {
   if (!item.quote) return null;
-  return { label: QUOTE_LABEL[item.kind] || QUOTE_LABEL.source, text: quoted(item.quote) };
+  const label = item.kind === "video" && transcriptOnly(item.unit) ? "In the transcript" : QUOTE_LABEL[item.kind];
+  return { label: label || QUOTE_LABEL.source, text: quoted(item.quote) };
+}
+
+/** Whether a unit has a transcript to open but no video (an uploaded deck with its transcript, say). */
+function transcriptOnly(unit) {
+  return Boolean(unit) && unit.hasVideo === false && unit.hasTranscript === true;
 }
 
 /** A warning when the support audit found the sentence unsupported by this source, else null. */
@@ -467,6 +476,7 @@ function actionHint(item) {
     const { numbered } = slideWords(item.slide);
     return `Click to open ${numbered ? "" : "the "}${slidePhrase(item.slide)}`;
   }
+  if (transcriptOnly(item.unit)) return `Click to read the transcript at ${clock(item.start)}`;
   return `Click to play from ${clock(item.start)}`;
 }
 
