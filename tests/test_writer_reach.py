@@ -5,6 +5,7 @@ in another language than the material says why nothing matched."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -64,3 +65,18 @@ def test_the_open_units_passages_are_read_besides_the_course_wide_search() -> No
     units = {int(s.lecture_unit_id) for s in result.retrieved}
     assert {101, 201} <= units
     assert [m.entity_id for m in parse(result.answer, "client")][:1] == ["101"]  # the slide that answers leads
+
+
+def test_a_unit_with_a_transcript_but_no_video_is_quoted_as_its_transcript(tmp_path: Path) -> None:
+    from citation_core.material.uploads import Upload, add_upload
+    from tests.material_fixtures import SMALL_VTT, make_pdf
+
+    library = tmp_path / "library"
+    deck = make_pdf(tmp_path / "merge.pdf", [["Merge sort", "Split the list, sort both halves, merge them"]])
+    added = add_upload(library, Upload("merge.pdf", deck.read_bytes()),
+                       transcript=Upload("merge.vtt", SMALL_VTT.encode("utf-8")))
+    chat = ChatPipeline(load_config(Path(ROOT), override=""), load_material(library))
+    for position in (ViewPosition(added.unit_id, page=1), ViewPosition(added.unit_id, second=4.0)):
+        answer = chat("How are the sorted halves merged?", position).answer
+        assert re.search(r"The transcript says at 0:0\d:", answer), answer
+        assert "video" not in answer.lower()

@@ -112,6 +112,22 @@ OTHER_LANGUAGE: dict[str, str] = {
     "ja": "質問の言語がこの資料の言語と異なります。オフラインモデルは単語を照合するだけで、翻訳はできません。",
 }
 
+# A cue of a unit that has a transcript but no video: (the open unit, another unit).
+TRANSCRIPT: dict[str, tuple[str, str]] = {
+    "en": ("The transcript says at {c}:", "The transcript of “{u}” says at {c}:"),
+    "de": ("Im Transkript heißt es bei {c}:", "Im Transkript zu „{u}“ heißt es bei {c}:"),
+    "fr": ("La transcription dit, à {c} :", "La transcription de « {u} » dit, à {c} :"),
+    "es": ("La transcripción dice, en {c}:", "La transcripción de «{u}» dice, en {c}:"),
+    "it": ("La trascrizione dice, a {c}:", "La trascrizione di «{u}» dice, a {c}:"),
+    "pt": ("A transcrição diz, em {c}:", "A transcrição de “{u}” diz, em {c}:"),
+    "nl": ("Het transcript zegt op {c}:", "Het transcript van „{u}” zegt op {c}:"),
+    "pl": ("Transkrypcja mówi, w {c}:", "Transkrypcja „{u}” mówi, w {c}:"),
+    "tr": ("Döküm {c} anında şöyle diyor:", "“{u}” dökümü {c} anında şöyle diyor:"),
+    "ru": ("В расшифровке на {c} сказано:", "В расшифровке «{u}» на {c} сказано:"),
+    "zh": ("文字稿 {c} 处写道：", "“{u}”的文字稿 {c} 处写道："),
+    "ja": ("書き起こしの {c} には次のようにあります：", "「{u}」の書き起こしの {c} には次のようにあります："),
+}
+
 # Said before the passage closest to a question that no passage answers outright.
 CLOSEST: dict[str, str] = {
     "en": "Nothing in the material answers this outright; this comes closest.",
@@ -442,12 +458,15 @@ def _label(ph: Mapping[str, str], source: Mapping[str, Any], with_title: bool = 
     return ph["slide_t"].format(t=title or "…")
 
 
-def _lead(ph: Mapping[str, str], d: Doc, view_unit: str, primary: bool) -> str:
+def _lead(ph: Mapping[str, str], lang: str, d: Doc, view_unit: str, primary: bool) -> str:
     src = d.source
     unit = str(src.get("unit") or "")
     other = unit and unit != view_unit
     if d.kind == "video":
         at = clock(float(src.get("start", src.get("second", 0.0)) or 0.0))
+        if src.get("no_video"):
+            here, there = TRANSCRIPT[lang]
+            return there.format(u=unit, c=at) if other else here.format(c=at)
         return ph["video_u"].format(u=unit, c=at) if other else ph["video"].format(c=at)
     label = _label(ph, src) + (ph["unit"].format(u=unit) if other else "")
     return ph["says" if primary else "adds"].format(S=label)
@@ -604,7 +623,7 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
         units = _units_for(primary, scorer, broad)
         if hedged:
             parts.append(CLOSEST[lang])
-        parts.append(_render(_lead(ph, primary, view_unit, True), units, primary.kind, primary))
+        parts.append(_render(_lead(ph, lang, primary, view_unit, True), units, primary.kind, primary))
         chosen_terms += [terms(u) for u in units]
         # the slide shown in the video at that moment
         shown = view.get("shown") if primary is view_doc and primary.kind == "video" else None
@@ -613,7 +632,7 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
             shown_units = [u for u in _units_for(shown_doc, scorer, scorer.doc(shown_doc) < 0.3)[:3]
                            if not _near_duplicate(terms(u), chosen_terms)]
             if shown_units and not shown.get("filler"):
-                parts.append(_render(_lead(ph, shown_doc, view_unit, False), shown_units, "slide", shown_doc))
+                parts.append(_render(_lead(ph, lang, shown_doc, view_unit, False), shown_units, "slide", shown_doc))
                 chosen_terms += [terms(u) for u in shown_units]
         covered = set(primary.title_terms).union(*chosen_terms)
         extra = sorted((d for d in docs if d is not primary and d.units and not d.source.get("filler")),
@@ -628,7 +647,7 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
             # only what adds to the answer: a term of the question the answer does not cover yet
             units = [u for u in units if scorer.of(terms(u)) >= 0.5 and (terms(u) & query.own) - covered][:2]
             if units:
-                parts.append(_render(_lead(ph, d, view_unit, False), units, d.kind, d))
+                parts.append(_render(_lead(ph, lang, d, view_unit, False), units, d.kind, d))
                 chosen_terms += [terms(u) for u in units]
                 covered = covered.union(*chosen_terms)
                 added += 1
@@ -643,7 +662,7 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
         parts.append(OTHER_LANGUAGE[lang])
         if view_doc is not None and view_doc.units and not view.get("filler"):
             units = _units_for(view_doc, scorer, True)
-            parts.append(_render(_lead(ph, view_doc, view_unit, True), units, view_doc.kind, view_doc))
+            parts.append(_render(_lead(ph, lang, view_doc, view_unit, True), units, view_doc.kind, view_doc))
         elif view.get("title") or view.get("printed"):
             parts.append(ph["looking"].format(S=_looking_label(ph, view, lang)))
     if not parts:

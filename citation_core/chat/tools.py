@@ -46,7 +46,9 @@ def passage(material: CourseMaterial, src: LectureSource) -> dict[str, Any]:
                 "printed": page.display_page_number if page else None, "title": page.title if page else "",
                 "text": without_repeated_lines(src.text, repeated_lines(material, um.unit.id)),
                 "filler": is_filler(src.text, src.page_number, page.display_page_number if page else None)}
-    return {"kind": "video", "uuid": src.uuid, "unit": um.unit.name, "where": f"video at {clock(src.start)}",
+    where = "video" if um.unit.video is not None else "transcript"  # a unit may have a transcript and no video
+    return {"kind": "video", "uuid": src.uuid, "unit": um.unit.name, "where": f"{where} at {clock(src.start)}",
+            "no_video": um.unit.video is None,
             "start": src.start, "end": src.end, "text": src.text}
 
 

@@ -112,7 +112,7 @@ class ExtractiveWriter:
             return out
         window = segments_around(um, view.second)
         state.retrieved.extend(window)
-        out.update(kind="video", uuid=window[0].uuid if window else None,
+        out.update(kind="video", no_video=um.unit.video is None, uuid=window[0].uuid if window else None,
                    start=window[0].start if window else view.second, text=" ".join(s.text for s in window))
         shown = [c for c in um.chunks if c.page_number == view.page] if view.page is not None else []
         if shown:
