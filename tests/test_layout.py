@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "citation_core"
-APP_ONLY = ("streamlit", "lingua", "studio")
+APP_ONLY = ("streamlit", "studio")  # lingua is the library's too (a deck's language), loaded on first use
 
 
 def _imports(path: Path) -> list[tuple[int, str, int]]:

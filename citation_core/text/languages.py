@@ -177,7 +177,7 @@ def _lingua() -> Any:
 def detect_text_language(text: str) -> str | None:
     """The language of a longer text (a deck's pages, a transcript) among the supported ``LANGUAGES``.
 
-    lingua judges the text (its first 20,000 characters); without lingua (it comes with the app's extra),
+    lingua judges the text (its first 20,000 characters); without lingua (an install that left it out),
     the script and stop words do (``detect_language``). None when the text has fewer than 20 letters, or
     nothing decides.
     """
