@@ -94,10 +94,14 @@ def console_errors(page: Any) -> list[str]:
 
 
 def wait_idle(page: Any, timeout: float = 30_000) -> None:
-    """Until Streamlit has finished the current run (no running indicator, no stale elements)."""
+    """Until Streamlit has finished the current run: the app's script state (``data-test-script-state``, set
+    to "rerunRequested" the moment a widget asks for a run, so a run that has not started yet counts too) is
+    "notRunning", with no running indicator and no stale elements."""
     page.wait_for_timeout(150)
     page.wait_for_function(
-        "() => !document.querySelector('[data-testid=stStatusWidget]')"
+        "() => document.querySelector('[data-testid=stApp]')?.getAttribute('data-test-script-state')"
+        " === 'notRunning'"
+        " && !document.querySelector('[data-testid=stStatusWidget]')"
         " && !document.querySelector('[data-stale=true]')",
         timeout=timeout,
     )
@@ -135,10 +139,14 @@ def ask(page: Any, question: str, pasted: str | None = None) -> None:
     """Ask and wait until the stored, cited answer is drawn (the draft shown meanwhile is not enough)."""
     stored = "() => document.querySelectorAll('[class*=\"st-key-msg-\"]').length"
     before = page.evaluate(stored)
+    # each field gives up the focus before the click: a field commits its value on blur, and a click on the
+    # form's button in that same moment is sometimes swallowed by the browser side of Streamlit
     page.get_by_label("Question").fill(question)
+    page.get_by_label("Question").blur()
     if pasted is not None:
         page.get_by_text("Paste an answer instead").click()
         page.get_by_label("Answer to cite").fill(pasted)
+        page.get_by_label("Answer to cite").blur()
     page.get_by_role("button", name="Ask", exact=True).click()
     # each stored answer is a chips component keyed msg-<id>; the draft is keyed "draft"
     page.wait_for_function(f"() => ({stored})() >= {before + 1}", timeout=90_000)
