@@ -161,5 +161,7 @@ def test_a_deep_link_as_the_first_request_gets_the_whole_app(start_app: Callable
     console = console_errors(page)
     page.goto(f"{url}/library")
     page.get_by_text("Upload a deck").wait_for(timeout=60_000)
-    assert page.get_by_role("link", name="Chip preview").count() == 1  # the app's navigation is there
+    # the app's navigation is there (drawn with the page, possibly a moment after its first text)
+    page.get_by_role("link", name="Chip preview").wait_for(timeout=30_000)
+    assert page.get_by_role("link", name="Chip preview").count() == 1
     assert errors == [] and console == []
