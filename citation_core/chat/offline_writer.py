@@ -583,6 +583,7 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
         idf = {**idf, **{t: float(v) for t, v in rarity.items() if t in idf}}
     scorer = Scorer(query, idf, question=question)
 
+    view_unit = str(view.get("unit") or "")
     primary: Doc | None = None
     broad = hedged = False
     if view_doc is not None and view_doc.units:
@@ -598,10 +599,8 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
     if primary is None:
         # a slide that has what the question is about comes before one that only shares its context; then
         # the one with the statement that answers it best
-        view_unit_name = str(view.get("unit") or "")
-
         def here(d: Doc) -> float:
-            return 1.0 if not view_unit_name or str(d.source.get("unit") or "") == view_unit_name else OTHER_UNIT_WEIGHT
+            return 1.0 if not view_unit or str(d.source.get("unit") or "") == view_unit else OTHER_UNIT_WEIGHT
 
         ranked = sorted((d for d in docs if d.units and not d.source.get("filler") and _can_lead(d)),
                         key=lambda d: (query.focus is not None and query.focus not in d.all_terms,
@@ -618,7 +617,6 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
 
     parts: list[str] = []
     chosen_terms: list[set[str]] = []
-    view_unit = str(view.get("unit") or "")
     if primary is not None:
         units = _units_for(primary, scorer, broad)
         if hedged:
