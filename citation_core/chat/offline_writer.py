@@ -27,6 +27,7 @@ from ..text import (
     slide_units,
     stem_list,
     terms,
+    weak_stems,
 )
 from ..text.similarity import semantic_model
 from ..text.slides import SlideUnit, is_code_line, title_ok
@@ -181,6 +182,7 @@ class Doc:
     bullets: list[bool] = field(default_factory=list)  # per unit: a bullet or sentence (not a figure row)
     title_terms: set[str] = field(default_factory=set)
     unit_terms: list[set[str]] = field(default_factory=list)
+    code_terms: list[set[str]] = field(default_factory=list)  # per unit: the terms of its code runs
     # per unit: the code, console or diagram lines the slide shows before and after it (``_code_runs``);
     # a run the statement neither introduces nor names is ``loose``: quoted only where it says more about
     # the question than the statement (``show``, set by ``_units_for``)
@@ -193,7 +195,7 @@ class Doc:
     @property
     def all_terms(self) -> set[str]:
         out = set(self.title_terms)
-        for t in self.unit_terms:
+        for t in [*self.unit_terms, *self.code_terms]:
             out |= t
         return out
 
@@ -250,7 +252,16 @@ def _read(source: Mapping[str, Any], lang_hint: str) -> Doc:
                   after=after, loose=loose, code=code)
     doc.title_terms = terms(doc.title, lang) if doc.title else set()
     doc.unit_terms = [terms(u, lang) for u in doc.units]
+    # what a statement's console output or code says counts for it ("Automatic merge failed" is a line of
+    # the console a caption stands by)
+    doc.code_terms = [_code_terms([*b, *a], lang) for b, a in zip(doc.before, doc.after, strict=True)] \
+        if doc.before else [set() for _ in doc.units]
     return doc
+
+
+def _code_terms(lines: Sequence[str], lang: str) -> set[str]:
+    """The words of code or console lines, without line numbers and numbers alone."""
+    return {t for t in terms("\n".join(lines), lang) if not t.isdigit()} if lines else set()
 
 
 def _code_runs(units: Sequence[SlideUnit]) -> list[tuple[SlideUnit, list[str]]]:
@@ -300,6 +311,7 @@ class Query:
     def __init__(self, question: str, history: Sequence[tuple[str, str]], lang: str) -> None:
         qlang = detect_language(question, lang)
         noise = question_noise(qlang)
+        self.question = question
         self.weights: dict[str, float] = {}
         for q, a in history[-2:]:
             for t in terms(q, detect_language(q, qlang)) - noise:
@@ -315,16 +327,23 @@ class Query:
                 self.own -= set(stem_list(word, qlang)) - {digit}
         for t in self.own:
             self.weights[t] = 1.0
+        # a learner's filler words ("Beim Mergen stand bei mir …", "was heißt das eigentlich") are in the
+        # language's broad stop-word list: never what the question is about (they still count: the broad
+        # English list holds "case" and "order")
+        weak = weak_stems(qlang)
         # the first word that carries content is what the question is about ("Wie *löscht* man einen
         # Knoten …", "What is the *load* factor"): it counts double
         ordinals = {t for w in ORDINALS.get(qlang, {}) for t in stem_list(w, qlang)}
-        ordered = [t for t in stem_list(question, qlang) if t in self.own and not t.isdigit() and t not in ordinals]
+        ordered = [t for t in stem_list(question, qlang)
+                   if t in self.own and not t.isdigit() and t not in ordinals and t not in weak]
         self.focus = ordered[0] if len(set(ordered)) >= 3 else None
         if self.focus:
             self.weights[self.focus] = FOCUS_WEIGHT
         self.overview = bool(OVERVIEW.search(question))
-        self.deictic = bool(DEICTIC.search(question)) or not self.own or (
-            len(self.own) <= 1 and bool(EXPLAIN_ONLY.search(question)))
+        # "Explain this", "Was ist das?": about what is open. "What is BM25 again?" is about BM25 wherever the
+        # material says it (``adapt`` decides once the material's words are known)
+        self._explain_only = len(self.own) <= 1 and bool(EXPLAIN_ONLY.search(question))
+        self.deictic = bool(DEICTIC.search(question)) or not self.own or self._explain_only
 
     def adapt(self, vocabulary: set[str]) -> None:
         """Spell each term as the material does where only an inflected variant occurs there."""
@@ -335,6 +354,8 @@ class Query:
         self.weights = weights
         self.own = {conflate(t, vocabulary, self.lang) for t in self.own}
         self.focus = conflate(self.focus, vocabulary, self.lang) if self.focus else None
+        if self._explain_only and self.own & vocabulary and not DEICTIC.search(self.question):
+            self.deictic = False
 
 
 def _idf(docs: Sequence[Doc]) -> dict[str, float]:
@@ -368,7 +389,9 @@ class Scorer:
             if model is None or not self.meaningful() or not d.units:
                 found = [0.0] * len(d.units)
             else:
-                texts = [f"{d.title}: {u}" if d.title else u for u in d.units]
+                code = [" ".join([*b, *a]) for b, a in zip(d.before, d.after, strict=True)] if d.before else []
+                texts = [" ".join(filter(None, [f"{d.title}:" if d.title else "", u, *code[i:i + 1]]))
+                         for i, u in enumerate(d.units)]
                 found = [float(c) for c in model.similarities(self.question, texts)]
             self._cosines[id(d)] = found
         return found
@@ -404,8 +427,9 @@ class Scorer:
         best = 0.0
         meaning = self.meaning(d)
         for i, found in enumerate(d.unit_terms):
-            row = bool(d.bullets) and not d.bullets[i] and not _formula(d.units[i])
-            score = scorer.of(found | d.title_terms, d.title_terms) + _bonus(meaning[i])
+            # a label by code or console output stands for it: not a table row
+            row = bool(d.bullets) and not d.bullets[i] and not _formula(d.units[i]) and not d.code_terms[i]
+            score = scorer.of(found | d.code_terms[i] | d.title_terms, d.title_terms) + _bonus(meaning[i])
             best = max(best, score * (ROW_WEIGHT if row else 1.0))
         return best * (VIDEO_WEIGHT if d.kind == "video" and not open_now else 1.0)
 
@@ -416,7 +440,7 @@ def _bonus(cosine: float) -> float:
 
 def _targeted(d: Doc, scorer: Scorer) -> list[int]:
     """The statements of ``d`` that answer the question (best within 60 % of the best), in slide order."""
-    scores = [scorer.units.of(t) for t in d.unit_terms]
+    scores = [scorer.units.of(t | c) for t, c in zip(d.unit_terms, d.code_terms, strict=True)]
     if max(scores, default=0.0) <= 0:  # no statement shares the question's terms: the ones closest in meaning
         scores = [_bonus(c) for c in scorer.meaning(d)]
     best = max(scores, default=0.0)
@@ -602,10 +626,10 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
         def here(d: Doc) -> float:
             return 1.0 if not view_unit or str(d.source.get("unit") or "") == view_unit else OTHER_UNIT_WEIGHT
 
-        ranked = sorted((d for d in docs if d.units and not d.source.get("filler") and _can_lead(d)),
-                        key=lambda d: (query.focus is not None and query.focus not in d.all_terms,
-                                       -scorer.answers(d, own=True) * here(d), -scorer.answers(d) * here(d),
-                                       -scorer.doc(d)))
+        candidates = [d for d in docs if d.units and not d.source.get("filler") and _can_lead(d)]
+        ranked = sorted(candidates, key=lambda d: (query.focus is not None and query.focus not in d.all_terms,
+                                                   -scorer.answers(d, own=True) * here(d),
+                                                   -scorer.answers(d) * here(d), -scorer.doc(d)))
         if ranked and (max(scorer.doc(ranked[0]), scorer.units.doc(ranked[0])) >= 0.3
                        or scorer.closest(ranked[0]) >= MEANING_ALONE):
             primary = ranked[0]

@@ -24,6 +24,7 @@ from .chunks import faq_sources, page_chunks, transcript_segments
 from .course import load_course, validate_unit
 from .deck import load_deck, needs_reading
 from .models import Course, Deck, LectureUnit, Transcript
+from .overlays import last_steps
 from .transcript import load_transcript
 
 
@@ -142,9 +143,10 @@ def as_datetime(value: dt.date | dt.datetime) -> dt.datetime:
 
 
 def _lecture_index(units: Iterable[UnitMaterial]) -> LectureIndex:
+    """The course's search index: each slide at its last overlay step (``overlays``), and the transcripts."""
     sources: list[LectureSource] = []
     for um in units:
-        sources.extend(um.chunks)
+        sources.extend(last_steps(um.chunks))
         sources.extend(um.segments)
     return LectureIndex(sources)
 

@@ -53,6 +53,7 @@ from .tokens import (
     stems,
     terms,
     tokens,
+    weak_stems,
 )
 
 __all__ = [
@@ -60,5 +61,6 @@ __all__ = [
     "SELF_REFERENCE", "Sentence", "Slide", "SlideUnit", "clock", "conflate", "content_tokens", "detect_language",
     "first_sentences", "is_code_line", "is_footer", "keyword_key", "keyword_problems", "lang_code", "math_terms",
     "normalize", "normalize_lines", "question_noise", "sentences", "slide_lines", "slide_units", "stem", "stem_list",
-    "stems", "stop_words", "summary_problems", "terms", "tokens", "unligature", "verbs_in", "weak_words",
+    "stems", "stop_words", "summary_problems", "terms", "tokens", "unligature", "verbs_in", "weak_stems",
+    "weak_words",
 ]

@@ -18,6 +18,7 @@ from .languages import (
     lang_code,
     normalize,
     stop_words,
+    weak_words,
 )
 
 # Ordinal words that name a numbered item ("the second case" is case 2).
@@ -120,6 +121,15 @@ def _stem_tuple(text: str, lang: str | None) -> tuple[str, ...]:
 def stems(text: str, lang: str | None = None) -> set[str]:
     """The set of content stems of ``text``, for matching sentences against questions and sources."""
     return set(_stem_tuple(text, lang))
+
+
+@functools.cache
+def weak_stems(lang: str) -> frozenset[str]:
+    """The stems of ``lang``'s broad stop-word list (``weak_words``): frequent verbs, adverbs and fillers."""
+    lang = lang_code(lang)
+    words = weak_words(lang)
+    stemmed = _stemmer(lang).stemWords(sorted(words)) if lang in _SNOWBALL else sorted(words)
+    return frozenset(words) | frozenset(stemmed)
 
 
 def math_terms(text: str) -> set[str]:
