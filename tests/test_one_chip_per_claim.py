@@ -106,6 +106,23 @@ def test_every_model_is_given_the_passage_its_summary_is_about() -> None:
     assert seen[0]["evidence"] == "Beim Verketten speichert jeder Platz eine verkettete Liste seiner Schlüssel."
 
 
+def test_the_summary_prompt_asks_about_the_quoted_part_of_the_paragraph() -> None:
+    # a model reading the prompt alone (the OpenAI path) sees which part of the slide the chip quotes
+    prompts: list[str] = []
+
+    def summary(request: LlmRequest) -> str:
+        prompts.append("\n".join(m.content for m in request.messages))
+        return "Beim Verketten hat jeder Platz eine Liste."
+
+    model = ScriptedModel({"placement": "Beim Verketten speichert jeder Platz eine Liste.[cite:L:9:3::!1]",
+                           "keyword": "Verketten", "summary": summary})
+    CitationPipeline(placement=model, enrichment=model).run_pass("Beim Verketten speichert jeder Platz eine Liste.",
+                                                                 [HASHING])
+    quoted = prompts[0].split("Quoted part:", 1)[1]
+    assert "Beim Verketten speichert jeder Platz eine verkettete Liste seiner Schlüssel." in quoted
+    assert "Hashfunktion" not in quoted and "Hashfunktion" in prompts[0]  # the whole paragraph is its context
+
+
 def test_a_chip_quoting_code_is_summarised_by_the_statement_introducing_the_code() -> None:
     from citation_core.llm.offline import summarize
 
