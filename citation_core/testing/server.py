@@ -1,8 +1,11 @@
 """A tiny OpenAI-compatible chat-completions server on 127.0.0.1, for tests and benchmarks.
 
 Stdlib only (``http.server``). It speaks just enough of the OpenAI protocol to drive an
-OpenAI-compatible client over real HTTP: ``POST /v1/chat/completions`` (non-streaming) answers a
-``chat.completion`` object or an OpenAI-style error body.
+OpenAI-compatible client over real HTTP: ``POST /v1/chat/completions`` answers a ``chat.completion``
+object or an OpenAI-style error body, and a request with ``"stream": true`` gets the completion as
+server-sent events, ``chat.completion.chunk`` objects the way the OpenAI API streams them (content
+split into word-sized deltas, tool calls split across chunks, a usage chunk when the request asks for
+``stream_options.include_usage``, then ``data: [DONE]``), in a chunked HTTP/1.1 body.
 
 Every chat-completions request is passed to a *handler* as a :class:`ChatRequest` (the parsed JSON
 body, a dict, plus the request headers) and the handler returns a :class:`Reply`: content, HTTP
@@ -23,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
+import re
 import socket
 import socketserver
 import threading
@@ -86,6 +90,14 @@ class Reply:
 
     A non-200 ``status`` produces an OpenAI-style error body ``{"error": {"message", "type", ...}}``
     whose message is ``content`` (or the HTTP reason phrase when ``content`` is empty).
+
+    A request with ``"stream": true`` is answered with server-sent events when ``stream`` is true (and
+    the status is 200): a role chunk at once (after ``delay``), the first content or tool-call chunk
+    ``first_token_delay`` seconds later, the following ones ``1 / token_rate`` seconds apart, then the
+    finish chunk, the usage chunk (if asked for) and ``[DONE]``. ``cut_after`` then counts event-stream
+    bytes (the chunked framing aside) and ``trickle`` sends the stream byte by byte; ``raw_body`` is sent
+    verbatim as the event stream. Errors (non-200 statuses, handler errors) are plain JSON, as OpenAI
+    answers them. The streaming fields are ignored for a request that does not stream.
     """
 
     content: str = ""
@@ -100,6 +112,14 @@ class Reply:
     trickle: float = 0.0
     cut_after: int | None = None
     raw_body: bytes | None = None  # sent as the body instead of the completion (a reply that is not JSON)
+    # Streaming (requests with "stream": true). stream=False answers them with a plain JSON completion,
+    # like a server that cannot stream.
+    stream: bool = True
+    first_token_delay: float = 0.0  # seconds from the role chunk to the first content/tool-call chunk
+    token_rate: float = 0.0  # content/tool-call chunks per second after the first; 0 = no pause
+    # Content deltas: None = one per word (with the whitespace before it); n = at most n deltas of whole
+    # words. Tool-call arguments are always split at word/punctuation boundaries, in two pieces at least.
+    stream_pieces: int | None = None
 
 
 Handler = Callable[[ChatRequest], Reply]
@@ -163,25 +183,37 @@ def _error_body(status: int, message: str) -> dict[str, Any]:
     return {"error": {"message": message, "type": kind, "code": str(status), "param": None}}
 
 
+def _usage(body: Mapping[str, Any], reply: Reply, tool_calls: list[dict[str, Any]] | None) -> dict[str, int]:
+    chars = len(reply.content if isinstance(reply.content, str) else json.dumps(reply.content))
+    for call in tool_calls or ():
+        function = call.get("function")
+        if isinstance(function, dict):
+            chars += len(str(function.get("name", ""))) + len(str(function.get("arguments", "")))
+    prompt_tokens = _prompt_tokens(body) if reply.prompt_tokens is None else reply.prompt_tokens
+    completion_tokens = _tokens(chars) if reply.completion_tokens is None else reply.completion_tokens
+    return {
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "total_tokens": prompt_tokens + completion_tokens,
+    }
+
+
+def _model(body: Mapping[str, Any]) -> str:
+    model = body.get("model")
+    return model if isinstance(model, str) else "local-model"
+
+
 def _completion_body(body: Mapping[str, Any], reply: Reply) -> dict[str, Any]:
     tool_calls = _tool_calls(reply.tool_calls) if reply.tool_calls else None
     message: dict[str, Any] = {"role": "assistant", "content": reply.content}
-    chars = len(reply.content if isinstance(reply.content, str) else json.dumps(reply.content))
     if tool_calls:
         message["tool_calls"] = tool_calls
         message["content"] = reply.content or None
-        for call in tool_calls:
-            function = call.get("function")
-            if isinstance(function, dict):
-                chars += len(str(function.get("name", ""))) + len(str(function.get("arguments", "")))
-    prompt_tokens = _prompt_tokens(body) if reply.prompt_tokens is None else reply.prompt_tokens
-    completion_tokens = _tokens(chars) if reply.completion_tokens is None else reply.completion_tokens
-    model = body.get("model")
     return {
         "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
         "object": "chat.completion",
         "created": int(time.time()),
-        "model": model if isinstance(model, str) else "local-model",
+        "model": _model(body),
         "choices": [
             {
                 "index": 0,
@@ -190,12 +222,102 @@ def _completion_body(body: Mapping[str, Any], reply: Reply) -> dict[str, Any]:
                 "logprobs": None,
             }
         ],
-        "usage": {
-            "prompt_tokens": prompt_tokens,
-            "completion_tokens": completion_tokens,
-            "total_tokens": prompt_tokens + completion_tokens,
-        },
+        "usage": _usage(body, reply, tool_calls),
     }
+
+
+# --------------------------------------------------------------------------- streaming (server-sent events)
+
+_WORD = re.compile(r"\s*\S+|\s+")  # a word with the whitespace before it; trailing whitespace alone
+_ARGUMENT_PIECE = re.compile(r"\w+|\W+")  # runs of word characters and of punctuation/space
+
+
+def _split_words(text: str, pieces: int | None = None) -> list[str]:
+    """``text`` in word-sized pieces that join back to it exactly: one per word (each with the whitespace
+    before it, whitespace at the end a piece of its own), or at most ``pieces`` runs of whole words."""
+    if pieces is not None and pieces < 1:
+        raise ValueError(f"stream_pieces must be at least 1, not {pieces}")
+    words: list[str] = _WORD.findall(text)
+    if pieces is None or pieces >= len(words):
+        return words
+    count = len(words)
+    return ["".join(words[i * count // pieces:(i + 1) * count // pieces]) for i in range(pieces)]
+
+
+def _argument_pieces(arguments: str) -> list[str]:
+    """A tool call's JSON arguments in token-like pieces, two at least when there are two characters."""
+    pieces: list[str] = _ARGUMENT_PIECE.findall(arguments)
+    if len(pieces) == 1 and len(arguments) >= 2:
+        middle = len(arguments) // 2
+        pieces = [arguments[:middle], arguments[middle:]]
+    return pieces
+
+
+_JSON = "application/json"
+_EVENT_STREAM = "text/event-stream; charset=utf-8"
+
+
+@dataclass(frozen=True)
+class _Event:
+    data: bytes  # one whole server-sent event, ``data: ...\n\n``
+    timed: bool  # a content or tool-call chunk: paced by first_token_delay and token_rate
+
+
+def _sse(payload: dict[str, Any] | str) -> bytes:
+    text = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    return f"data: {text}\n\n".encode()
+
+
+def _streams(body: Mapping[str, Any], reply: Reply) -> bool:
+    """Whether ``reply`` to the request ``body`` goes out as an event stream."""
+    return bool(body.get("stream")) and reply.stream
+
+
+def _stream_events(body: Mapping[str, Any], reply: Reply) -> list[_Event]:
+    """The event stream of one reply, OpenAI's way: role, content deltas, tool-call deltas, finish
+    reason, usage (if the request asked for it), ``[DONE]``."""
+    if reply.first_token_delay < 0 or reply.token_rate < 0:
+        raise ValueError("first_token_delay and token_rate must not be negative")
+    tool_calls = _tool_calls(reply.tool_calls) if reply.tool_calls else None
+    options = body.get("stream_options")
+    include_usage = isinstance(options, dict) and options.get("include_usage") is True
+    head = {"id": f"chatcmpl-{uuid.uuid4().hex[:24]}", "object": "chat.completion.chunk",
+            "created": int(time.time()), "model": _model(body)}
+
+    def chunk(delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
+        out = {**head, "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}]}
+        if include_usage:
+            out["usage"] = None  # as OpenAI: every chunk but the last has "usage": null
+        return out
+
+    content = reply.content
+    events = [_Event(_sse(chunk({"role": "assistant", "content": None if tool_calls and not content else ""})),
+                     False)]
+    if isinstance(content, str):
+        pieces: list[Any] = _split_words(content, reply.stream_pieces)
+    else:
+        pieces = [content] if content else []
+    events += [_Event(_sse(chunk({"content": piece})), True) for piece in pieces]
+    for index, call in enumerate(tool_calls or ()):
+        function = call.get("function")
+        if not isinstance(function, dict):
+            events.append(_Event(_sse(chunk({"tool_calls": [{"index": index, **call}]})), True))
+            continue
+        arguments = function.get("arguments")
+        arguments = arguments if isinstance(arguments, str) else ""
+        first = {"index": index, **{key: value for key, value in call.items() if key != "function"},
+                 "function": {**function, "arguments": ""}}
+        events.append(_Event(_sse(chunk({"tool_calls": [first]})), True))
+        events += [
+            _Event(_sse(chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})), True)
+            for piece in _argument_pieces(arguments)
+        ]
+    events.append(_Event(_sse(chunk({}, "tool_calls" if tool_calls else "stop")), False))
+    if include_usage:
+        usage = {**head, "choices": [], "usage": _usage(body, reply, tool_calls)}
+        events.append(_Event(_sse(usage), False))
+    events.append(_Event(_sse("[DONE]"), False))
+    return events
 
 
 # --------------------------------------------------------------------------- the server
@@ -218,7 +340,7 @@ class _HTTPServer(ThreadingHTTPServer):
 
 
 class _RequestHandler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # keep-alive; every response has a Content-Length
+    protocol_version = "HTTP/1.1"  # keep-alive; a response has a Content-Length or (a stream) is chunked
     disable_nagle_algorithm = True  # headers and body go out in two writes
     server_version = "LocalChatServer/1.0"
 
@@ -264,6 +386,8 @@ class _RequestHandler(BaseHTTPRequestHandler):
         body: dict[str, Any] = {}
         extra: dict[str, str] = {}
         delivery = Reply()
+        events: list[_Event] | None = None
+        content_type = _JSON
         try:
             parsed = json.loads(raw or b"null")
         except (ValueError, UnicodeDecodeError) as exc:
@@ -277,22 +401,29 @@ class _RequestHandler(BaseHTTPRequestHandler):
                 if answered is None:  # stop() was called while the reply was delayed: drop it
                     self.close_connection = True
                     return
-                status, payload, extra, delivery = answered
+                status, payload, extra, delivery, events = answered
+                if delivery.raw_body is not None and status == 200 and _streams(body, delivery):
+                    content_type = _EVENT_STREAM  # a raw event stream
 
         def record() -> None:
-            # Recorded just before the response goes out, so the record is there once the client has it.
+            # Recorded just before the response goes out (a stream: just before its last bytes, or when
+            # it breaks off), so the record is there once the client has it.
             owner._record(RecordedRequest(body, headers, started, time.monotonic(), status))
 
-        self._send_json(status, payload, extra, before_send=record, delivery=delivery)
+        if events is not None:
+            self._send_stream(events, extra, record, delivery)
+        else:
+            self._send_json(status, payload, extra, before_send=record, delivery=delivery, content_type=content_type)
 
     def _answer(
         self, owner: LocalChatServer, request: ChatRequest
-    ) -> tuple[int, dict[str, Any], dict[str, str], Reply] | None:
-        """(status, payload, extra headers, the reply for how it is sent), or None when the server stopped
-        during the reply's delay."""
+    ) -> tuple[int, dict[str, Any], dict[str, str], Reply, list[_Event] | None] | None:
+        """(status, payload, extra headers, the reply for how it is sent, the events when it is streamed),
+        or None when the server stopped during the reply's delay."""
         plain = Reply()
-        if request.get("stream"):
-            return 400, _error_body(400, "streaming is not supported"), {}, plain
+        if request.get("stream") and not isinstance(request.get("messages"), list):
+            return 400, _error_body(400, "a streaming request needs a 'messages' list"), {}, plain, None
+        events: list[_Event] | None = None
         try:
             reply = owner.handler(request)
             if not isinstance(reply, Reply):
@@ -300,13 +431,15 @@ class _RequestHandler(BaseHTTPRequestHandler):
             if not 200 <= reply.status <= 599:
                 raise ValueError(f"invalid reply status {reply.status}")
             payload = _completion_body(request, reply) if reply.status == 200 else None
+            if reply.status == 200 and reply.raw_body is None and _streams(request, reply):
+                events = _stream_events(request, reply)
         except Exception as exc:  # noqa: BLE001 - reported to the client as a 500
-            return 500, _error_body(500, f"handler error: {type(exc).__name__}: {exc}"), {}, plain
+            return 500, _error_body(500, f"handler error: {type(exc).__name__}: {exc}"), {}, plain, None
         if reply.delay > 0 and owner._stopping.wait(reply.delay):
             return None
         if payload is None:
             payload = _error_body(reply.status, reply.content)
-        return reply.status, payload, dict(reply.headers or {}), reply
+        return reply.status, payload, dict(reply.headers or {}), reply, events
 
     # -- I/O
 
@@ -324,6 +457,7 @@ class _RequestHandler(BaseHTTPRequestHandler):
         extra: dict[str, str] | None = None,
         before_send: Callable[[], None] | None = None,
         delivery: Reply | None = None,
+        content_type: str = _JSON,
     ) -> None:
         data = json.dumps(payload).encode("utf-8")
         if delivery is not None and delivery.raw_body is not None:
@@ -334,16 +468,11 @@ class _RequestHandler(BaseHTTPRequestHandler):
         cut = delivery.cut_after if delivery is not None else None
         try:
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(data)))
             for name, value in (extra or {}).items():
                 self.send_header(name, value)
-            if trickle > 0:
-                buffered: list[bytes] = getattr(self, "_headers_buffer", [])  # what end_headers would send
-                self._trickle(b"".join(buffered) + b"\r\n", trickle)
-                buffered.clear()
-            else:
-                self.end_headers()
+            self._end_headers(trickle)
             if cut is not None:
                 data, self.close_connection = data[:max(0, cut)], True
             if trickle > 0:
@@ -353,6 +482,75 @@ class _RequestHandler(BaseHTTPRequestHandler):
             self.wfile.flush()
         except OSError:
             self.close_connection = True  # the client went away (it timed out, say)
+
+    def _send_stream(self, events: list[_Event], extra: dict[str, str], record: Callable[[], None],
+                     reply: Reply) -> None:
+        """Send ``events`` as a chunked ``text/event-stream`` body, one HTTP chunk per event, paced by the
+        reply's ``first_token_delay`` and ``token_rate`` and cut after ``cut_after`` event-stream bytes."""
+        recorded = False
+
+        def record_once() -> None:
+            nonlocal recorded
+            if not recorded:
+                recorded = True
+                record()
+
+        stopping = self._owner._stopping
+        interval = 1.0 / reply.token_rate if reply.token_rate > 0 else 0.0
+        budget = reply.cut_after  # event-stream bytes left before the cut
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", _EVENT_STREAM)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.send_header("Cache-Control", "no-cache")
+            for name, value in extra.items():
+                self.send_header(name, value)
+            self._end_headers(reply.trickle)
+            waited_first = False
+            for position, event in enumerate(events):
+                pause = 0.0
+                if position > 0 and not waited_first:  # the first chunk after the role chunk
+                    pause, waited_first = reply.first_token_delay, True
+                elif event.timed:
+                    pause = interval
+                if pause > 0 and stopping.wait(pause):
+                    self.close_connection = True
+                    return
+                data = event.data
+                frame = b"%x\r\n" % len(data)
+                if budget is not None and budget <= len(data):  # the cut: a chunk that never ends
+                    record_once()
+                    self._write(frame + data[:max(0, budget)], reply.trickle)
+                    self.close_connection = True
+                    return
+                frame += data + b"\r\n"
+                if position == len(events) - 1:
+                    frame += b"0\r\n\r\n"  # the end of the chunked body
+                    record_once()
+                self._write(frame, reply.trickle)
+                if budget is not None:
+                    budget -= len(data)
+            if budget is not None:  # cut_after beyond the stream: all of it went out, then the connection closes
+                self.close_connection = True
+        except OSError:
+            self.close_connection = True  # the client went away (or the server stopped)
+        finally:
+            record_once()
+
+    def _end_headers(self, trickle: float) -> None:
+        if trickle > 0:
+            buffered: list[bytes] = getattr(self, "_headers_buffer", [])  # what end_headers would send
+            self._trickle(b"".join(buffered) + b"\r\n", trickle)
+            buffered.clear()
+        else:
+            self.end_headers()
+
+    def _write(self, data: bytes, trickle: float) -> None:
+        if trickle > 0:
+            self._trickle(data, trickle)
+        else:
+            self.wfile.write(data)
+        self.wfile.flush()
 
     def _trickle(self, data: bytes, pause: float) -> None:
         """Write ``data`` one byte at a time, ``pause`` seconds apart, until the server stops."""
