@@ -83,6 +83,14 @@ class ModelCallError(RunError):
     """A model call failed (HTTP error, timeout, malformed reply)."""
 
 
+class StreamCutError(ModelCallError):
+    """A streamed reply stopped before its end; ``partial`` is the text that arrived (never altered)."""
+
+    def __init__(self, message: str, partial: str) -> None:
+        super().__init__(message)
+        self.partial = partial
+
+
 class PlacementError(RunError):
     """Placement failed; raised out of the citation pipeline with the run's trace (the chat pipeline catches it)."""
 

@@ -96,13 +96,18 @@ class ChatPipeline:
                  variant: str = "default", pasted_answer: str | None = None,
                  progress: ProgressCallback | None = None,
                  history: Sequence[tuple[str, str]] = (),
-                 on_draft: Callable[[str], None] | None = None) -> ChatResult:
+                 on_draft: Callable[[str], None] | None = None,
+                 on_delta: Callable[[str], None] | None = None) -> ChatResult:
         """One turn. ``history`` is the conversation so far as (question, answer) pairs, oldest first
         (answers may carry their citation markers; they are removed): the writer sees it, and retrieval
         uses the recent turns as context. A ``pasted_answer`` is cited from its own text.
 
         ``on_draft`` receives the writer's answer as soon as it is written, before the citation stage
-        (a client shows it as a draft and replaces it with the cited answer); it runs on the calling thread."""
+        (a client shows it as a draft and replaces it with the cited answer); it runs on the calling thread.
+        ``on_delta`` receives the answer's text piece by piece while the writer writes it (a model that
+        streams sends its pieces as they arrive; the offline writer and a pasted answer send one piece), also
+        on the calling thread, before ``on_draft``. A stream cut short keeps what arrived: that text is cited
+        and the cut is one of the result's failures."""
         view = current_view(self.material, position)
         turns = tuple((str(q), strip_markers(str(a))) for q, a in history)
         writer_trace = Trace("chat", progress)
@@ -113,12 +118,14 @@ class ChatPipeline:
         if pasted_answer is not None:
             answer = pasted_answer
             writer_trace.info["pasted_answer"] = True
+            if on_delta is not None and answer:
+                on_delta(answer)
             retrieve_for_answer(state, question, answer, " ".join(q for q, _ in turns[-2:]))
         else:
             units = "\n".join(f"{uid}: {um.unit.name}" for uid, um in self.material.units.items())
             prompt = self.prompts.render("writer", lang.writer_line, CourseName=self.material.course.name,
                                          Units=units, CurrentView=view.describe(), Question=question)
-            turn = WriterTurn(question, view, state, prompt, lang.language.code, writer_trace, turns)
+            turn = WriterTurn(question, view, state, prompt, lang.language.code, writer_trace, turns, on_delta)
             answer = write(writer_for(writer_role), turn)
 
         if on_draft is not None:
@@ -139,6 +146,10 @@ class ChatPipeline:
         traces: dict[str, Trace] = {"chat": writer_trace, **cited.traces}
         roles: dict[str, str] = next((t.info["models"] for t in cited.traces.values() if "models" in t.info), {})
         models.update({f"citation {role}": m for role, m in roles.items()})
+        failures = cited.failures
+        if "cut" in writer_trace.info:
+            failures = (Failure("writer", str(writer_trace.info["cut"]), None,
+                                "the answer is the text that arrived before the cut, cited as it is"), *failures)
         return ChatResult(question, cited.answer, answer, cited.citations, view, switched,
-                          state.switched_to if switched else None, cited.failures, traces,
+                          state.switched_to if switched else None, failures, traces,
                           tuple(state.retrieved), tuple(faqs), models, tuple(audits))

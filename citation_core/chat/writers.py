@@ -7,10 +7,11 @@ the answer text. Which one serves a turn follows the model configured for the ch
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from ..errors import ModelCallError, WriterError
+from ..errors import ModelCallError, StreamCutError, WriterError
 from ..llm.base import ChatMessage, LlmRequest
 from ..llm.offline import OfflineModel
 from ..material.library import CourseMaterial
@@ -33,6 +34,7 @@ class WriterTurn:
     language: str  # language code
     trace: Trace
     history: tuple[tuple[str, str], ...] = ()  # earlier (question, answer) turns, oldest first, without markers
+    on_delta: Callable[[str], None] | None = None  # the answer's text piece by piece as it is written
 
     def context(self, turns: int = 2) -> str:
         """The recent turns as retrieval context: their questions and the start of their answers."""
@@ -94,7 +96,10 @@ class ExtractiveWriter:
                   "faqs": [{"question": f.question, "answer": f.answer} for f in state.faqs]}
         model = OfflineModel(self.role.model_id, self.role.model_name, writer=write_answer)
         request = LlmRequest("writer", turn.messages(), inputs)
-        return complete_recorded(turn.trace, model, self.role, request, turn.prompt).content
+        answer = complete_recorded(turn.trace, model, self.role, request, turn.prompt).content
+        if turn.on_delta is not None and answer:
+            turn.on_delta(answer)  # written at once: one piece
+        return answer
 
     @staticmethod
     def _view(state: ToolState, view: CurrentView) -> dict[str, Any]:
@@ -133,8 +138,26 @@ class ToolCallingWriter:
         for round_ in range(MAX_TOOL_ROUNDS + 1):
             request = LlmRequest("writer", turn.messages(), {}, () if round_ == MAX_TOOL_ROUNDS else TOOLS,
                                  tuple(history))
-            resp = complete_recorded(turn.trace, model, self.role, request, turn.prompt)
+            streamed: list[str] = []
+            if turn.on_delta is not None:
+                forward = turn.on_delta
+
+                def piece(text: str, forward: Callable[[str], None] = forward, kept: list[str] = streamed) -> None:
+                    kept.append(text)
+                    forward(text)
+
+                request = replace(request, on_delta=piece)
+            try:
+                resp = complete_recorded(turn.trace, model, self.role, request, turn.prompt)
+            except StreamCutError as exc:
+                if not exc.partial.strip():
+                    raise
+                # the answer is what arrived: cited as it is, the cut reported with the result
+                turn.trace.info["cut"] = str(exc)
+                return exc.partial
             if not resp.tool_calls:
+                if turn.on_delta is not None and not streamed and resp.content:
+                    turn.on_delta(resp.content)  # a model that does not stream: the whole text as one piece
                 return resp.content
             history.append({"role": "assistant", "content": resp.content or None, "tool_calls": [
                 {"id": c.id, "type": "function",

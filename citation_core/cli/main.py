@@ -199,12 +199,25 @@ def cmd_ask(args: argparse.Namespace) -> int:
     material = load_material(Path(args.course))
     pasted = _read_text(args.answer_file, "answer") if args.answer_file else None
     chat = ChatPipeline(_config(args), material)
+    # the draft streams to a terminal (or with --stream): its words as the writer writes them, then the
+    # cited answer after a blank line; redirected, only the cited answer is printed
+    stream = not args.json and pasted is None and (sys.stdout.isatty() if args.stream is None else args.stream)
+    drafted: list[str] = []
+
+    def piece(text: str) -> None:
+        drafted.append(text)
+        _write(text)
+        sys.stdout.flush()
+
     result = chat(args.question, ViewPosition(args.unit, page=args.page, second=args.time),
-                  language=args.lang, variant=args.variant, pasted_answer=pasted)
+                  language=args.lang, variant=args.variant, pasted_answer=pasted, on_delta=piece if stream else None)
     if args.json:
         _emit(result.to_json())
     else:
-        _write(result.answer + "\n")
+        _write(("\n\n" if drafted else "") + result.answer + "\n")
+    for failure in result.failures if not args.json else ():
+        if failure.kind == "writer":  # the answer is cut short: said on stderr, the answer kept on stdout
+            print(f"citation-studio: {failure.message}", file=sys.stderr)
     return 0
 
 
@@ -323,6 +336,9 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--variant", choices=VARIANTS, default="default")
     a.add_argument("--answer-file", help="use this answer instead of the writer (QA mode)")
     a.add_argument("--json", action="store_true")
+    a.add_argument("--stream", action=argparse.BooleanOptionalAction, default=None,
+                   help="print the answer's words as they are written, then the cited answer (default: on a "
+                        "terminal)")
     a.set_defaults(func=cmd_ask)
 
     r = sub.add_parser("render", help="render Markdown with markers to HTML (markers become chip candidates)")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -34,6 +34,9 @@ class LlmRequest:
     history: tuple[dict[str, Any], ...] = ()
     # Seconds this call may take at most (the run's deadline); None: the model's own timeout.
     timeout: float | None = None
+    # Streams the reply: called with each piece of its text as it arrives, on the calling thread (a model that
+    # cannot stream calls it once with the whole text). None: the reply comes whole.
+    on_delta: Callable[[str], None] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

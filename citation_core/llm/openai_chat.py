@@ -8,14 +8,17 @@ import contextlib
 import functools
 import json
 import os
+import queue
 import ssl
 import threading
+from collections.abc import Callable
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 import openai
-from openai.types.chat import ChatCompletion
+from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
-from ..errors import ModelCallError
+from ..errors import ModelCallError, StreamCutError
 from .base import LlmRequest, LlmResponse, ToolCall, Usage, estimate_tokens
 from .config import ModelConfig
 
@@ -108,6 +111,77 @@ async def _complete(client: openai.AsyncOpenAI, config: ModelConfig, request: Ll
     return _response(config, resp, body["messages"])
 
 
+async def _complete_streamed(client: openai.AsyncOpenAI, config: ModelConfig, request: LlmRequest,
+                             emit: Callable[[str], None]) -> LlmResponse:
+    """One call with ``stream: true``: each piece of the reply's text goes to ``emit`` as it arrives.
+
+    Tool calls that arrive in pieces are put together by their index; usage comes from the last chunk when
+    the server reports it (``stream_options``). A server that answers with one JSON completion instead of
+    events is read as such (its text is emitted once). The whole call runs under the same time limit as an
+    unstreamed one; a stream that stops early raises ``StreamCutError`` with the text that arrived."""
+    body, options, timeout = _call(config, request)
+    body = {**body, "stream": True, "stream_options": {"include_usage": True}}
+    text: list[str] = []
+    calls: dict[int, dict[str, str]] = {}
+    seen: dict[str, Any] = {}
+
+    async def read() -> Any:
+        stream = await client.post(_PATH, body=body, options=options, cast_to=ChatCompletion, stream=True,
+                                   stream_cls=openai.AsyncStream[ChatCompletionChunk])
+        if "text/event-stream" not in stream.response.headers.get("content-type", ""):
+            whole = ChatCompletion.model_validate(json.loads(await stream.response.aread()))
+            content = reply_text(whole.choices[0].message.content if whole.choices else None)
+            if content:
+                emit(content)
+            return whole
+        async for chunk in stream:
+            seen["model"] = chunk.model or seen.get("model")
+            if chunk.usage is not None:
+                seen["usage"] = chunk.usage
+            for choice in chunk.choices or []:
+                delta = choice.delta
+                if delta.content:
+                    text.append(delta.content)
+                    emit(delta.content)
+                for tc in delta.tool_calls or []:
+                    call = calls.setdefault(tc.index, {"id": "", "name": "", "arguments": ""})
+                    call["id"] = tc.id or call["id"]
+                    if tc.function is not None:
+                        call["name"] += tc.function.name or ""
+                        call["arguments"] += tc.function.arguments or ""
+        message = SimpleNamespace(content="".join(text), tool_calls=[
+            SimpleNamespace(id=c["id"], function=SimpleNamespace(name=c["name"], arguments=c["arguments"]))
+            for _, c in sorted(calls.items())])
+        return SimpleNamespace(choices=[SimpleNamespace(message=message)], usage=seen.get("usage"),
+                               model=seen.get("model"))
+
+    try:
+        resp = await asyncio.wait_for(read(), timeout)
+    except TimeoutError:
+        cut = "the citation deadline was reached" if timeout < config.timeout else "timed out"
+        raise _cut(config, f"{cut} after {timeout:.3g} s (no complete reply)", text) from None
+    except openai.OpenAIError as exc:
+        error = _call_error(config, exc, timeout)
+        raise (_cut(config, str(error).split(": ", 1)[-1], text) if text else error) from exc
+    except ValueError as exc:
+        raise ModelCallError(f"model {config.id}: the reply is not valid JSON ({type(exc).__name__}: "
+                             f"{' '.join(str(exc).split())[:120]})") from exc
+    except Exception as exc:  # the HTTP library's own errors reach a stream's reader unwrapped
+        if type(exc).__module__.split(".")[0] not in {"httpx", "httpx2", "httpcore", "h11", "anyio"}:
+            raise
+        raise _cut(config, f"the connection to {config.base_url} closed before the reply was complete", text) from exc
+    return _response(config, resp, body["messages"])
+
+
+def _cut(config: ModelConfig, what: str, text: list[str]) -> ModelCallError:
+    """The error of a stream that ended early: with the text that arrived, if any."""
+    if not text:
+        return ModelCallError(f"model {config.id}: {what}")
+    partial = "".join(text)
+    return StreamCutError(f"model {config.id}: {what}; the {len(partial):,} characters that arrived are kept",
+                          partial)
+
+
 class _CallLoop:
     """An event loop in a thread of its own that runs this process's synchronous model calls.
 
@@ -126,18 +200,28 @@ class _CallLoop:
         atexit.register(self.close)
 
     def run(self, config: ModelConfig, request: LlmRequest) -> LlmResponse:
-        future = asyncio.run_coroutine_threadsafe(self._complete(config, request), self.loop)
+        """The reply to ``request``; a streamed one's pieces are handed to ``request.on_delta`` on this
+        (the calling) thread as they arrive."""
+        pieces: queue.SimpleQueue[str | None] = queue.SimpleQueue()
+        future = asyncio.run_coroutine_threadsafe(self._complete(config, request, pieces.put), self.loop)
+        future.add_done_callback(lambda _: pieces.put(None))
         try:
+            if request.on_delta is not None:
+                for piece in iter(pieces.get, None):
+                    request.on_delta(piece)
             return future.result()
         except BaseException:
             future.cancel()  # the caller gave up (KeyboardInterrupt, say): the call stops too
             raise
 
-    async def _complete(self, config: ModelConfig, request: LlmRequest) -> LlmResponse:
+    async def _complete(self, config: ModelConfig, request: LlmRequest,
+                        emit: Callable[[str], None]) -> LlmResponse:
         key = (config, _api_key(config))
         client = self.clients.get(key)
         if client is None:
             client = self.clients[key] = _async_client(config)
+        if request.on_delta is not None:
+            return await _complete_streamed(client, config, request, emit)
         return await _complete(client, config, request)
 
     def close(self) -> None:

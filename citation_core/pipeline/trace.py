@@ -9,7 +9,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-FailureKind = Literal["summary", "keyword_task", "enrichment_or_rewrite", "placement", "validation", "internal"]
+FailureKind = Literal["summary", "keyword_task", "enrichment_or_rewrite", "placement", "validation", "internal",
+                      "writer"]
 
 
 @dataclass(frozen=True)
