@@ -19,15 +19,17 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Callable, Collection, Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import bm25s
 import numpy as np
 
 from .sources import FaqSource, LectureSource, PageChunk
 from .text import conflate, detect_language, math_terms, question_noise, stem_list
 from .text.similarity import semantic_model
 from .text.statements import prose_statements, slide_statements
+
+if TYPE_CHECKING:
+    import bm25s
 
 CONTEXT_WEIGHT = 0.5
 Fusion = Literal["bm25", "semantic", "rrf", "sum"]
@@ -119,6 +121,8 @@ class _Bm25:
         if texts:
             corpus = [_terms(t, self._lang)[0] or ["\u2205"] for t in texts]
             self._vocab = {t for doc in corpus for t in doc}
+            import bm25s  # loaded with the first index (it brings tqdm): a first call to a model need not wait
+
             self._model = bm25s.BM25()
             self._model.index(corpus, show_progress=False)
 

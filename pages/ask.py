@@ -19,7 +19,7 @@ import studio.boot  # noqa: F401  (deep links on a fresh server)
 from citation_core.chat.chat_pipeline import ChatResult
 from citation_core.chat.view import ViewPosition
 from citation_core.errors import CitationStudioError
-from citation_core.lms.render import MAX_ANSWER_CHARS
+from citation_core.lms.render import MAX_ANSWER_CHARS, render_markdown
 from citation_core.lms.sources_list import with_sources_list
 from citation_core.lms.store import Message
 from citation_core.material.highlight import evidence_cues
@@ -63,6 +63,8 @@ from studio.widgets import chips, model_badges, models_line, slide_image, stored
 
 # The viewer column stays in sight while the chat column scrolls: a chip clicked in a long
 # conversation moves a viewer the user can see. Taller than the window, it scrolls inside.
+DRAFT_REDRAW = 0.1  # seconds between two redraws of the answer while it is written
+
 VIEWER_CSS = """<style>
 [data-testid="stColumn"]:has(.st-key-viewer) {
   position: sticky; top: 3.75rem; align-self: flex-start;
@@ -395,6 +397,22 @@ with chat_col:
         with reply:
             status = st.status("Writing the answer…", expanded=False)
 
+        written: list[str] = []
+        shown_at = [0.0]
+
+        def show_words(piece: str) -> None:
+            """The answer as the writer writes it, redrawn at most every DRAFT_REDRAW seconds: rendered as the
+            stored answers are (escaped; half-written Markdown such as an open code fence stays readable)."""
+            written.append(piece)
+            now = time.monotonic()
+            if now - shown_at[0] < DRAFT_REDRAW:
+                return
+            shown_at[0] = now
+            text = "".join(written)[:MAX_ANSWER_CHARS]
+            with draft_slot.container():
+                st.caption("Writing · the citations are added when the answer is complete")
+                st.html(f'<div class="draft-stream">{render_markdown(text)}</div>')
+
         def show_draft(text: str) -> None:
             """The writer's answer at once, uncited, until the cited answer replaces it (after the rerun)."""
             with draft_slot.container():
@@ -410,7 +428,8 @@ with chat_col:
         try:
             result: ChatResult = chat_pipeline(config, asked_material)(
                 asking.question, asking.position, language=asking.language, variant=asking.variant,
-                pasted_answer=asking.pasted, progress=progress, history=asking.history, on_draft=show_draft)
+                pasted_answer=asking.pasted, progress=progress, history=asking.history, on_draft=show_draft,
+                on_delta=show_words)
         except CitationStudioError as exc:
             del ss[PENDING]
             status.update(label="Failed", state="error")

@@ -23,7 +23,11 @@ from .settings import Settings, load_settings
 
 @st.cache_resource(show_spinner=False)
 def config() -> LlmConfig:
-    return default_config()
+    cfg = default_config()
+    if any(m.type == "openai_chat" for m in cfg.models.values()):
+        # the SDK takes about half a second to import: at start, not on the first question
+        import citation_core.llm.openai_chat  # noqa: F401
+    return cfg
 
 
 @st.cache_resource(show_spinner=False)
