@@ -100,14 +100,8 @@ async def _complete(client: openai.AsyncOpenAI, config: ModelConfig, request: Ll
     try:
         resp = await asyncio.wait_for(client.post(_PATH, body=body, options=options, cast_to=ChatCompletion),
                                       timeout)
-    except TimeoutError:
-        cut = "the citation deadline was reached" if timeout < config.timeout else "timed out"
-        raise ModelCallError(f"model {config.id}: {cut} after {timeout:.3g} s (no complete reply)") from None
-    except openai.OpenAIError as exc:
-        raise _call_error(config, exc, timeout) from exc
-    except ValueError as exc:  # a reply body that is not JSON (cut short, say): json's errors are ValueErrors
-        raise ModelCallError(f"model {config.id}: the reply is not valid JSON ({type(exc).__name__}: "
-                             f"{' '.join(str(exc).split())[:120]})") from exc
+    except (TimeoutError, openai.OpenAIError, ValueError) as exc:
+        raise _call_error(config, exc, timeout) from _cause(exc)
     return _response(config, resp, body["messages"])
 
 
@@ -157,29 +151,23 @@ async def _complete_streamed(client: openai.AsyncOpenAI, config: ModelConfig, re
 
     try:
         resp = await asyncio.wait_for(read(), timeout)
-    except TimeoutError:
-        cut = "the citation deadline was reached" if timeout < config.timeout else "timed out"
-        raise _cut(config, f"{cut} after {timeout:.3g} s (no complete reply)", text) from None
-    except openai.OpenAIError as exc:
+    except (TimeoutError, openai.OpenAIError, ValueError) as exc:
         error = _call_error(config, exc, timeout)
-        raise (_cut(config, str(error).split(": ", 1)[-1], text) if text else error) from exc
-    except ValueError as exc:
-        raise ModelCallError(f"model {config.id}: the reply is not valid JSON ({type(exc).__name__}: "
-                             f"{' '.join(str(exc).split())[:120]})") from exc
+        raise (error if isinstance(exc, ValueError) else _kept(error, text)) from _cause(exc)
     except Exception as exc:  # the HTTP library's own errors reach a stream's reader unwrapped
         if type(exc).__module__.split(".")[0] not in {"httpx", "httpx2", "httpcore", "h11", "anyio"}:
             raise
-        raise _cut(config, f"the connection to {config.base_url} closed before the reply was complete", text) from exc
+        raise _kept(ModelCallError(f"model {config.id}: the connection to {config.base_url} closed before the "
+                                   "reply was complete"), text) from exc
     return _response(config, resp, body["messages"])
 
 
-def _cut(config: ModelConfig, what: str, text: list[str]) -> ModelCallError:
-    """The error of a stream that ended early: with the text that arrived, if any."""
+def _kept(error: ModelCallError, text: list[str]) -> ModelCallError:
+    """``error`` of a stream that ended early, with the text that arrived if any (``StreamCutError``)."""
     if not text:
-        return ModelCallError(f"model {config.id}: {what}")
+        return error
     partial = "".join(text)
-    return StreamCutError(f"model {config.id}: {what}; the {len(partial):,} characters that arrived are kept",
-                          partial)
+    return StreamCutError(f"{error}; the {len(partial):,} characters that arrived are kept", partial)
 
 
 class _CallLoop:
@@ -286,7 +274,15 @@ def _call(config: ModelConfig, request: LlmRequest) -> tuple[dict[str, Any], Req
     return body, options, timeout
 
 
-def _call_error(config: ModelConfig, exc: openai.OpenAIError, timeout: float) -> ModelCallError:
+def _call_error(config: ModelConfig, exc: Exception, timeout: float) -> ModelCallError:
+    """What a failed call says: cut at its time limit (``asyncio.wait_for``), an SDK error, or a reply body
+    that is not JSON (cut short, say: json's errors are ValueErrors)."""
+    if isinstance(exc, TimeoutError):
+        cut = "the citation deadline was reached" if timeout < config.timeout else "timed out"
+        return ModelCallError(f"model {config.id}: {cut} after {timeout:.3g} s (no complete reply)")
+    if isinstance(exc, ValueError):
+        return ModelCallError(f"model {config.id}: the reply is not valid JSON ({type(exc).__name__}: "
+                              f"{' '.join(str(exc).split())[:120]})")
     if isinstance(exc, openai.APITimeoutError):
         return ModelCallError(f"model {config.id}: timed out after {timeout:g} s")
     if isinstance(exc, openai.APIStatusError):
@@ -297,6 +293,11 @@ def _call_error(config: ModelConfig, exc: openai.OpenAIError, timeout: float) ->
                                   "reply was complete")
         return ModelCallError(f"model {config.id}: cannot connect to {config.base_url}")
     return ModelCallError(f"model {config.id}: {type(exc).__name__}: {exc}")
+
+
+def _cause(exc: Exception) -> Exception | None:
+    """The cause a call's error is chained to: none for the time limit (the cancelled wait says nothing)."""
+    return None if isinstance(exc, TimeoutError) else exc
 
 
 def _cut_short(exc: BaseException) -> bool:
