@@ -61,10 +61,10 @@ from studio.text import md_escape, plural, short_title
 from studio.transcript import transcript_panel
 from studio.widgets import chips, model_badges, models_line, slide_image, stored_chips, trace_panel
 
-# The viewer column stays in sight while the chat column scrolls: a chip clicked in a long
-# conversation moves a viewer the user can see. Taller than the window, it scrolls inside.
 DRAFT_REDRAW = 0.1  # seconds between two redraws of the answer while it is written
 
+# The viewer column stays in sight while the chat column scrolls: a chip clicked in a long
+# conversation moves a viewer the user can see. Taller than the window, it scrolls inside.
 VIEWER_CSS = """<style>
 [data-testid="stColumn"]:has(.st-key-viewer) {
   position: sticky; top: 3.75rem; align-self: flex-start;

@@ -192,6 +192,10 @@ class Doc:
     show: set[tuple[int, str]] = field(default_factory=set)
     code: set[int] = field(default_factory=set)  # units that are a run of code lines (a slide without prose)
 
+    def code_lines(self, i: int) -> list[str]:
+        """The code, console or diagram lines that go with the ``i``-th statement, before and after it."""
+        return [*self.before[i], *self.after[i]] if self.before else []
+
     @property
     def all_terms(self) -> set[str]:
         out = set(self.title_terms)
@@ -254,8 +258,7 @@ def _read(source: Mapping[str, Any], lang_hint: str) -> Doc:
     doc.unit_terms = [terms(u, lang) for u in doc.units]
     # what a statement's console output or code says counts for it ("Automatic merge failed" is a line of
     # the console a caption stands by)
-    doc.code_terms = [_code_terms([*b, *a], lang) for b, a in zip(doc.before, doc.after, strict=True)] \
-        if doc.before else [set() for _ in doc.units]
+    doc.code_terms = [_code_terms(doc.code_lines(i), lang) for i in range(len(doc.units))]
     return doc
 
 
@@ -311,7 +314,6 @@ class Query:
     def __init__(self, question: str, history: Sequence[tuple[str, str]], lang: str) -> None:
         qlang = detect_language(question, lang)
         noise = question_noise(qlang)
-        self.question = question
         self.weights: dict[str, float] = {}
         for q, a in history[-2:]:
             for t in terms(q, detect_language(q, qlang)) - noise:
@@ -343,7 +345,8 @@ class Query:
         # "Explain this", "Was ist das?": about what is open. "What is BM25 again?" is about BM25 wherever the
         # material says it (``adapt`` decides once the material's words are known)
         self._explain_only = len(self.own) <= 1 and bool(EXPLAIN_ONLY.search(question))
-        self.deictic = bool(DEICTIC.search(question)) or not self.own or self._explain_only
+        self._points = bool(DEICTIC.search(question))  # "this", "here", "gerade", …
+        self.deictic = self._points or not self.own or self._explain_only
 
     def adapt(self, vocabulary: set[str]) -> None:
         """Spell each term as the material does where only an inflected variant occurs there."""
@@ -354,7 +357,7 @@ class Query:
         self.weights = weights
         self.own = {conflate(t, vocabulary, self.lang) for t in self.own}
         self.focus = conflate(self.focus, vocabulary, self.lang) if self.focus else None
-        if self._explain_only and self.own & vocabulary and not DEICTIC.search(self.question):
+        if self._explain_only and self.own & vocabulary and not self._points:
             self.deictic = False
 
 
@@ -389,8 +392,7 @@ class Scorer:
             if model is None or not self.meaningful() or not d.units:
                 found = [0.0] * len(d.units)
             else:
-                code = [" ".join([*b, *a]) for b, a in zip(d.before, d.after, strict=True)] if d.before else []
-                texts = [" ".join(filter(None, [f"{d.title}:" if d.title else "", u, *code[i:i + 1]]))
+                texts = [" ".join(filter(None, [f"{d.title}:" if d.title else "", u, " ".join(d.code_lines(i))]))
                          for i, u in enumerate(d.units)]
                 found = [float(c) for c in model.similarities(self.question, texts)]
             self._cosines[id(d)] = found

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..errors import ModelCallError, StreamCutError, WriterError
@@ -135,18 +135,18 @@ class ToolCallingWriter:
     def write(self, turn: WriterTurn) -> str:
         model = self.role.make()
         history: list[dict[str, Any]] = []
+        streamed: list[str] = []  # the pieces of this round's text handed on
+        forward = turn.on_delta
+
+        def piece(text: str) -> None:
+            streamed.append(text)
+            if forward is not None:
+                forward(text)
+
         for round_ in range(MAX_TOOL_ROUNDS + 1):
             request = LlmRequest("writer", turn.messages(), {}, () if round_ == MAX_TOOL_ROUNDS else TOOLS,
-                                 tuple(history))
-            streamed: list[str] = []
-            if turn.on_delta is not None:
-                forward = turn.on_delta
-
-                def piece(text: str, forward: Callable[[str], None] = forward, kept: list[str] = streamed) -> None:
-                    kept.append(text)
-                    forward(text)
-
-                request = replace(request, on_delta=piece)
+                                 tuple(history), on_delta=piece if forward is not None else None)
+            streamed.clear()
             try:
                 resp = complete_recorded(turn.trace, model, self.role, request, turn.prompt)
             except StreamCutError as exc:
@@ -156,8 +156,8 @@ class ToolCallingWriter:
                 turn.trace.info["cut"] = str(exc)
                 return exc.partial
             if not resp.tool_calls:
-                if turn.on_delta is not None and not streamed and resp.content:
-                    turn.on_delta(resp.content)  # a model that does not stream: the whole text as one piece
+                if forward is not None and not streamed and resp.content:
+                    forward(resp.content)  # a model that does not stream: the whole text as one piece
                 return resp.content
             history.append({"role": "assistant", "content": resp.content or None, "tool_calls": [
                 {"id": c.id, "type": "function",
