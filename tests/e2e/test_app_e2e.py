@@ -12,7 +12,17 @@ import pytest
 from citation_core.contract import parse
 from citation_core.lms.store import LmsStore
 
-from .harness import ask, caption_text, choose_unit, console_errors, go_to_page, open_ask, running_app, video_time
+from .harness import (
+    ask,
+    caption_text,
+    choose_unit,
+    console_errors,
+    go_to_page,
+    open_ask,
+    running_app,
+    video_time,
+    wait_idle,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -91,7 +101,9 @@ def test_ask_hover_and_jump_to_the_slide_and_the_second(app: tuple[str, Path], n
     page.wait_for_selector("video", timeout=15_000)
     page.wait_for_function(f"() => Math.abs(document.querySelector('video')?.currentTime - {start}) < 1.5",
                            timeout=15_000)
-    # scrub away, click the same chip again: it jumps back
+    # scrub away, click the same chip again: it jumps back (once the click's rerun has drawn the player: a
+    # rerun that lands after the scrub puts the player back at the chip's second, and the scrub is lost)
+    wait_idle(page)
     page.evaluate("() => { document.querySelector('video').currentTime = 5; }")
     page.wait_for_function("() => document.querySelector('video').currentTime < 6", timeout=5_000)
     vchip = chip_showing(page, "Video")
