@@ -54,5 +54,6 @@ def test_stepping_the_viewer_sends_only_the_viewer_and_keeps_the_chat(
     page.reload()
     page.get_by_text("Ask about what you see").wait_for(timeout=60_000)
     wait_caption(page, caption)
+    wait_idle(page)  # the viewer is drawn before the chat: counted once the run is over
     assert page.locator("[data-testid=stChatMessage]").count() == answers
     assert errors == []
