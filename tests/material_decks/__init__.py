@@ -8,12 +8,19 @@ footers with a year, a date, a logo), a chart whose axes carry numbers, a scanne
 raster pages with an invisible text layer) and a deck that prints no numbers at all.
 
 ``build_decks(folder)`` writes them all; tests call it once per session (see ``generated_decks``).
+
+A second family, the faint decks, prints its numbers the way slide tools do (remark.js, reveal.js, Marp,
+Google Slides, Keynote, PowerPoint): small (5 to 9 pt), thin and light, grey on white or light on a dark
+footer bar, some above a progress bar. It comes in two disjoint sets, ``FAINT_DEV_SPECS`` to tune a way of
+reading on and ``FAINT_HELDOUT_SPECS`` to judge it on (other fonts, sizes, grey levels and combinations);
+``build_faint_decks(folder, "dev" | "heldout")`` writes one set.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import io
+import math
 import random
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -475,3 +482,354 @@ def _raster_page(pdf: FPDF, spec: DeckSpec, kind: str, title: str, lines: list[s
         pdf.set_xy(16, 38 + 11 * i)
         pdf.cell(width * 0.7, 9, line)
     pdf.text_mode = "FILL"
+
+
+# --- faint decks: numbers as slide tools print them ---------------------------------------------
+#
+# Decks exported from HTML slide tools (remark.js, reveal.js, Marp), Google Slides, Keynote or PowerPoint
+# print their numbers small (5 to 9 pt), thin and light: grey on white, or white and light grey on a dark
+# footer bar, sometimes above a thin progress bar along the bottom edge. Two disjoint families, so that a
+# way of reading them can be tuned on one (``FAINT_DEV_SPECS``) and judged on the other
+# (``FAINT_HELDOUT_SPECS``, other fonts, sizes, grey levels and combinations).
+
+DEJAVU_EXTRALIGHT = FONT_DIR / "DejaVuSans-ExtraLight.ttf"
+DEJAVU_CONDENSED = FONT_DIR / "DejaVuSansCondensed.ttf"
+LIBERATION_DIR = Path("/usr/share/fonts/truetype/liberation")
+LIBERATION_SANS = LIBERATION_DIR / "LiberationSans-Regular.ttf"
+LIBERATION_NARROW = LIBERATION_DIR / "LiberationSansNarrow-Regular.ttf"
+
+WIDE = (254.0, 142.875)  # 16:9, ten inches wide (Google Slides, PowerPoint, a printed reveal.js deck)
+MARP = (338.667, 190.5)  # 16:9, 1280 x 720 px (Marp)
+FOUR_THREE = (254.0, 190.5)  # 4:3 (remark.js, older PowerPoint)
+
+# what a title, agenda or closing page prints: "count" (the next number), "repeat" (the last number
+# printed again) or "none"
+COUNT, REPEAT, NONE = "count", "repeat", "none"
+
+
+def _grey(level: int) -> tuple[int, int, int]:
+    return (level, level, level)
+
+
+@dataclass(frozen=True)
+class FaintSpec:
+    name: str
+    kinds: tuple[str, ...]
+    style: str  # "fraction" ("N / TOTAL") or "lone" ("N")
+    place: str  # "bottom right", "bottom centre", "top right"
+    drawn_as: str  # "image" (anti-aliased, at ``dpi``) or "vector" (glyph outlines)
+    font: Path
+    size_pt: float
+    color: tuple[int, int, int]  # of the number
+    size: tuple[float, float] = WIDE  # mm
+    dpi: int = 200
+    opaque: bool = False  # an image keeps the background it was drawn on (else it is transparent)
+    title: str = NONE  # COUNT or NONE
+    agenda: str = COUNT  # COUNT, REPEAT or NONE
+    closing: str = REPEAT  # COUNT, REPEAT or NONE
+    unprinted_count: bool = False  # pages printing no number still advance the counter
+    footer: str | None = None  # furniture at the bottom left (in the bar when there is one)
+    date: str | None = None  # furniture at the bottom centre, or right when the number is at the centre
+    furniture_color: tuple[int, int, int] = (176, 176, 176)
+    logo: str | None = None  # "top left" or "bottom left"
+    bar: tuple[int, int, int] | None = None  # a dark footer bar spanning the width, the number at its right end
+    progress: tuple[int, int, int] | None = None  # a thin progress bar along the bottom edge
+    dark_dividers: bool = False
+    seed: int = 1
+
+    def describe(self) -> str:
+        on = f"on a bar {_hex(self.bar)}" if self.bar else "on white"
+        return f"{self.style} at the {self.place}, {self.font.stem} {self.size_pt:g} pt {_hex(self.color)} {on}"
+
+
+def _hex(color: tuple[int, int, int]) -> str:
+    return "#{:02x}{:02x}{:02x}".format(*color)
+
+
+FAINT_DEV_SPECS: tuple[FaintSpec, ...] = (
+    FaintSpec(  # remark.js: "N / TOTAL" at the bottom right of every slide, the title included
+        "faint_dev_remark_fraction_bottom_right",
+        _kinds((TITLE, 1), (AGENDA, 1), (CONTENT, 3), (OVERLAY, 3), (CONTENT, 2), (DIVIDER, 1), (CONTENT, 4),
+               (OVERLAY, 2), (CONTENT, 2), (CLOSING, 1)),
+        style="fraction", place="bottom right", drawn_as="vector", font=SANS, size_pt=8, color=_grey(0x77),
+        size=FOUR_THREE, title=COUNT, agenda=COUNT, closing=NONE, seed=31,
+    ),
+    FaintSpec(  # reveal.js: a thin lone number above the progress bar
+        "faint_dev_reveal_lone_bottom_right_progress",
+        _kinds((TITLE, 1), (AGENDA, 1), (CONTENT, 4), (DIVIDER, 1), (CONTENT, 3), (OVERLAY, 3), (CONTENT, 3),
+               (DIVIDER, 1), (CONTENT, 4), (CLOSING, 1)),
+        style="lone", place="bottom right", drawn_as="image", font=DEJAVU_EXTRALIGHT, size_pt=9,
+        color=_grey(0x88), dpi=200, title=NONE, agenda=NONE, closing=REPEAT, progress=(42, 118, 221), seed=32,
+    ),
+    FaintSpec(  # Marp: a small lone number at the bottom centre, a course footer and a date
+        "faint_dev_marp_lone_bottom_centre_footer",
+        _kinds((TITLE, 1), (AGENDA, 1), (CONTENT, 5), (OVERLAY, 2), (CONTENT, 3), (DIVIDER, 1), (CONTENT, 5),
+               (OVERLAY, 3), (CONTENT, 2), (CLOSING, 1)),
+        style="lone", place="bottom centre", drawn_as="vector", font=SANS, size_pt=6, color=_grey(0x99),
+        size=MARP, title=NONE, agenda=COUNT, closing=NONE, footer="Software Engineering · 2024/25",
+        date="05.11.2024", furniture_color=_grey(0xaa), seed=33,
+    ),
+    FaintSpec(  # Google Slides: "N / TOTAL" at the top right, a logo and a footer
+        "faint_dev_gslides_fraction_top_right_logo",
+        _kinds((TITLE, 1), (AGENDA, 1), (CONTENT, 3), (DIVIDER, 1), (CONTENT, 3), (OVERLAY, 2), (CONTENT, 2),
+               (DIVIDER, 1), (CONTENT, 3), (OVERLAY, 3), (CONTENT, 2), (CLOSING, 1)),
+        style="fraction", place="top right", drawn_as="image", font=SANS, size_pt=7, color=_grey(0xaa),
+        dpi=150, opaque=True, title=COUNT, agenda=REPEAT, closing=REPEAT, logo="top left",
+        footer="Introduction to Machine Learning", furniture_color=_grey(0xbb), seed=34,
+    ),
+    FaintSpec(  # a corporate template: a dark footer bar, the course at its left, a white thin number at its right
+        "faint_dev_bar_lone_white",
+        _kinds((TITLE, 1), (AGENDA, 1), (CONTENT, 4), (OVERLAY, 2), (CONTENT, 2), (DIVIDER, 1), (CONTENT, 4),
+               (DIVIDER, 1), (CONTENT, 3), (CLOSING, 1)),
+        style="lone", place="bottom right", drawn_as="vector", font=DEJAVU_EXTRALIGHT, size_pt=8,
+        color=_grey(0xff), title=NONE, agenda=COUNT, closing=REPEAT, bar=(31, 45, 61),
+        footer="Databases · Winter term 2024/25", furniture_color=_grey(0xcc), dark_dividers=True, seed=35,
+    ),
+    FaintSpec(  # Keynote: "N / TOTAL" at the bottom centre, a progress bar, a date; unnumbered pages count
+        "faint_dev_keynote_fraction_bottom_centre_progress",
+        _kinds((TITLE, 1), (AGENDA, 1), (CONTENT, 3), (OVERLAY, 4), (CONTENT, 2), (DIVIDER, 1), (CONTENT, 6),
+               (DIVIDER, 1), (CONTENT, 2), (CLOSING, 1)),
+        style="fraction", place="bottom centre", drawn_as="image", font=DEJAVU_EXTRALIGHT, size_pt=7,
+        color=_grey(0x77), dpi=300, title=NONE, agenda=NONE, closing=REPEAT, unprinted_count=True,
+        progress=(230, 120, 40), date="12 March 2024", furniture_color=_grey(0xb0), seed=36,
+    ),
+)
+
+FAINT_HELDOUT_SPECS: tuple[FaintSpec, ...] = (
+    FaintSpec(  # remark.js with another template: a tiny lone number
+        "faint_heldout_remark_lone_bottom_right",
+        _kinds((TITLE, 1), (AGENDA, 1), (CONTENT, 3), (OVERLAY, 2), (CONTENT, 4), (DIVIDER, 1), (CONTENT, 3),
+               (OVERLAY, 3), (CONTENT, 3), (CLOSING, 1)),
+        style="lone", place="bottom right", drawn_as="vector", font=LIBERATION_SANS, size_pt=5.5,
+        color=_grey(0x80), size=FOUR_THREE, title=COUNT, agenda=REPEAT, closing=NONE, seed=41,
+    ),
+    FaintSpec(  # reveal.js printed by decktape: "N / TOTAL", narrow and light, above the progress bar
+        "faint_heldout_reveal_fraction_bottom_right_progress",
+        _kinds((TITLE, 1), (AGENDA, 1), (CONTENT, 2), (OVERLAY, 3), (CONTENT, 3), (DIVIDER, 1), (CONTENT, 4),
+               (OVERLAY, 2), (CONTENT, 2), (CLOSING, 1)),
+        style="fraction", place="bottom right", drawn_as="image", font=LIBERATION_NARROW, size_pt=7.5,
+        color=_grey(0xa0), dpi=250, title=COUNT, agenda=COUNT, closing=REPEAT, progress=(130, 60, 200), seed=42,
+    ),
+    FaintSpec(  # a footer bar with a light grey "N / TOTAL"; unnumbered pages count
+        "faint_heldout_bar_fraction_light_grey",
+        _kinds((TITLE, 1), (AGENDA, 1), (CONTENT, 4), (DIVIDER, 1), (CONTENT, 3), (OVERLAY, 3), (CONTENT, 3),
+               (DIVIDER, 1), (CONTENT, 4), (CLOSING, 1)),
+        style="fraction", place="bottom right", drawn_as="image", font=DEJAVU_CONDENSED, size_pt=6.5,
+        color=_grey(0xd0), dpi=180, opaque=True, title=NONE, agenda=NONE, closing=NONE, unprinted_count=True,
+        bar=(51, 58, 69), footer="Computer Graphics · 2024/25", furniture_color=_grey(0xb8), dark_dividers=True,
+        seed=43,
+    ),
+    FaintSpec(  # Marp with the number at the top right, very light
+        "faint_heldout_marp_lone_top_right",
+        _kinds((TITLE, 1), (AGENDA, 1), (CONTENT, 6), (OVERLAY, 2), (CONTENT, 3), (DIVIDER, 1), (CONTENT, 5),
+               (OVERLAY, 3), (CONTENT, 4), (CLOSING, 1)),
+        style="lone", place="top right", drawn_as="vector", font=DEJAVU_CONDENSED, size_pt=8.5,
+        color=_grey(0xbb), size=MARP, title=NONE, agenda=COUNT, closing=REPEAT,
+        footer="Theoretical Computer Science", furniture_color=_grey(0xb4), seed=44,
+    ),
+    FaintSpec(  # PowerPoint: a 5 pt number at the bottom centre, a logo, a footer and a date
+        "faint_heldout_pptx_lone_bottom_centre_logo",
+        _kinds((TITLE, 1), (AGENDA, 1), (CONTENT, 3), (OVERLAY, 2), (CONTENT, 3), (DIVIDER, 1), (CONTENT, 3),
+               (OVERLAY, 2), (CONTENT, 2), (DIVIDER, 1), (CONTENT, 3), (CLOSING, 1)),
+        style="lone", place="bottom centre", drawn_as="image", font=LIBERATION_SANS, size_pt=5,
+        color=_grey(0x80), dpi=240, title=COUNT, agenda=REPEAT, closing=REPEAT, logo="bottom left",
+        footer="Signals and Systems", date="2024-10-21", furniture_color=_grey(0xa8), seed=45,
+    ),
+    FaintSpec(  # Google Slides in 4:3: a narrow "N / TOTAL" at the top right, a logo, the year in the footer
+        "faint_heldout_gslides_fraction_top_right_narrow",
+        _kinds((TITLE, 1), (AGENDA, 1), (CONTENT, 4), (OVERLAY, 3), (CONTENT, 2), (DIVIDER, 1), (CONTENT, 4),
+               (OVERLAY, 2), (CONTENT, 3), (CLOSING, 1)),
+        style="fraction", place="top right", drawn_as="vector", font=LIBERATION_NARROW, size_pt=8.5,
+        color=_grey(0xb4), size=FOUR_THREE, title=NONE, agenda=NONE, closing=NONE, logo="top left",
+        footer="2024/25", furniture_color=_grey(0xc0), seed=46,
+    ),
+)
+
+
+def faint_expected(spec: FaintSpec) -> tuple[str | None, ...]:
+    """The printed number of every page: content and charts count; overlay steps after the first repeat
+    the number; dividers print none; title, agenda and closing pages follow the spec (count, repeat the
+    last number printed, or none)."""
+    return _faint_numbering(spec)[0]
+
+
+def _faint_numbering(spec: FaintSpec) -> tuple[tuple[str | None, ...], int]:
+    """The printed numbers and the TOTAL of "N / TOTAL" (the counter at the end of the deck)."""
+    numbers: list[str | None] = []
+    counter, last, previous = 0, None, None
+    for kind in spec.kinds:
+        rule = {TITLE: spec.title, AGENDA: spec.agenda, CLOSING: spec.closing, DIVIDER: NONE}.get(kind, COUNT)
+        if kind == OVERLAY and previous == OVERLAY:
+            rule = REPEAT
+        if rule == COUNT:
+            counter += 1
+            last = str(counter)
+            numbers.append(last)
+        elif rule == REPEAT:
+            if last is None:
+                raise ValueError(f"{spec.name}: a {kind} page repeats a number before any was printed")
+            numbers.append(last)
+        else:
+            counter += 1 if spec.unprinted_count else 0
+            numbers.append(None)
+        previous = kind
+    return tuple(numbers), counter
+
+
+def build_faint_decks(folder: Path, which: str = "dev") -> list[GeneratedDeck]:
+    """The faint decks of ``FAINT_DEV_SPECS`` (``which="dev"``) or ``FAINT_HELDOUT_SPECS`` (``"heldout"``) in
+    ``folder``; a deck already there is kept."""
+    specs = {"dev": FAINT_DEV_SPECS, "heldout": FAINT_HELDOUT_SPECS}[which]
+    return [build_faint_deck(folder, spec) for spec in specs]
+
+
+def build_faint_deck(folder: Path, spec: FaintSpec) -> GeneratedDeck:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{spec.name}.pdf"
+    expected = faint_expected(spec)
+    if not path.exists():
+        path.write_bytes(_draw_faint_deck(spec, expected))
+    return GeneratedDeck(spec.name, path, expected, spec.describe(), spec.drawn_as)
+
+
+def _draw_faint_deck(spec: FaintSpec, expected: Sequence[str | None]) -> bytes:
+    width, height = spec.size
+    pdf = FPDF(unit="mm", format=(width, height))
+    pdf.set_auto_page_break(False)
+    pdf.set_creation_date(_FIXED_DATE)
+    pdf.add_font("dejavu", "", str(SANS))
+    pdf.add_font("dejavu", "B", str(SANS_BOLD))
+    # the page texts and layout of the first family, for a deck of this size
+    layout = DeckSpec(spec.name, spec.kinds, spec.style, spec.place, spec.drawn_as, size=spec.size,
+                      logo=spec.logo == "top left", seed=spec.seed)
+    total = _faint_numbering(spec)[1]
+    count = len(spec.kinds)
+    for index, ((title, lines), kind, number) in enumerate(zip(_page_texts(layout), spec.kinds, expected,
+                                                               strict=True)):
+        pdf.add_page()
+        dark = kind == DIVIDER and spec.dark_dividers
+        if dark:
+            pdf.set_fill_color(35, 45, 65)
+            pdf.rect(0, 0, width, height, style="F")
+        _text_page(pdf, layout, kind, title, lines, dark)
+        furnished = number is not None or kind in (AGENDA, CONTENT, OVERLAY, CHART, CLOSING)
+        if spec.progress is not None and index > 0:  # reveal.js: 3 px of a 700 px high slide, growing
+            pdf.set_fill_color(*spec.progress)
+            thickness = height * 0.0045
+            pdf.rect(0, height - thickness, width * index / (count - 1), thickness, style="F")
+        if furnished:
+            _faint_furniture(pdf, spec)
+        if number is not None:
+            text = f"{number} / {total}" if spec.style == "fraction" else number
+            background = spec.bar if spec.bar is not None and spec.place.startswith("bottom") else (255, 255, 255)
+            _faint_mark(pdf, spec, text, spec.place, spec.size_pt, spec.color, background)
+    return bytes(pdf.output())
+
+
+def _bar_height(spec: FaintSpec) -> float:
+    return spec.size[1] * 0.06
+
+
+def _faint_furniture(pdf: FPDF, spec: FaintSpec) -> None:
+    width, height = spec.size
+    white = (255, 255, 255)
+    if spec.bar is not None:
+        pdf.set_fill_color(*spec.bar)
+        pdf.rect(0, height - _bar_height(spec), width, _bar_height(spec), style="F")
+    left_offset = 0.0
+    if spec.logo is not None:
+        logo = _logo_image(spec.seed)
+        w, h = 11.0, 5.5
+        x, y = width * 0.02, (height * 0.03 if spec.logo == "top left" else height - height * 0.03 - h)
+        _place_image(pdf, logo, x, y, w, h)
+        if spec.logo == "bottom left":
+            left_offset = w + 3
+    bottom_background = spec.bar if spec.bar is not None else white
+    if spec.footer:
+        _faint_mark(pdf, spec, spec.footer, "bottom left", spec.size_pt, spec.furniture_color, bottom_background,
+                    shift=left_offset)
+    if spec.date:
+        place = "bottom right" if spec.place == "bottom centre" else "bottom centre"
+        _faint_mark(pdf, spec, spec.date, place, spec.size_pt, spec.furniture_color, bottom_background)
+
+
+def _logo_image(seed: int) -> Image.Image:
+    """A small two-letter logo: white letters on a coloured rounded box."""
+    rng = random.Random(seed)
+    colour = (rng.randrange(20, 120), rng.randrange(60, 140), rng.randrange(120, 200))
+    image = Image.new("RGB", (260, 130), "white")
+    draw = ImageDraw.Draw(image)
+    draw.rounded_rectangle((0, 0, 259, 129), radius=22, fill=colour)
+    font = _font(80, bold=True)
+    letters = "".join(rng.choice("ABDEHKLMNRSTUW") for _ in range(2))
+    left, top, right, bottom = font.getbbox(letters)
+    draw.text(((260 - (right - left)) / 2 - left, (130 - (bottom - top)) / 2 - top), letters, font=font,
+              fill="white")
+    return image
+
+
+def _faint_anchor(spec: FaintSpec, place: str, box: tuple[float, float], shift: float = 0.0) -> tuple[float, float]:
+    """Top left corner (mm) of a mark of ``box`` size at ``place``: near the page edge, or inside the bar."""
+    (width, height), (w, h) = spec.size, box
+    if spec.bar is not None and place.startswith("bottom"):
+        bar = _bar_height(spec)
+        margin_x, y = 4.0, height - bar + (bar - h) / 2
+    else:
+        margin_x = width * 0.02
+        y = height * 0.03 if place.startswith("top") else height - height * 0.03 - h
+    if place.endswith("right"):
+        x = width - margin_x - w
+    elif place.endswith("left"):
+        x = margin_x + shift
+    else:
+        x = (width - w) / 2
+    return x, y
+
+
+def _faint_mark(pdf: FPDF, spec: FaintSpec, text: str, place: str, size_pt: float, color: tuple[int, int, int],
+                background: tuple[int, int, int], shift: float = 0.0) -> None:
+    if spec.drawn_as == "vector":
+        _glyph_path(pdf, spec, text, place, size_pt, color, shift)
+        return
+    px = size_pt / 72 * spec.dpi
+    font = ImageFont.truetype(str(spec.font), px)
+    left, top, right, bottom = font.getbbox(text)
+    pad = max(2, round(px / 4))
+    size = (math.ceil(right - left) + 2 * pad, math.ceil(bottom - top) + 2 * pad)
+    coverage = Image.new("L", size, 0)  # anti-aliased: the share of every pixel the glyphs cover
+    ImageDraw.Draw(coverage).text((pad - left, pad - top), text, font=font, fill=255)
+    ink = Image.new("RGB", size, color)
+    if spec.opaque:
+        image = Image.composite(ink, Image.new("RGB", size, background), coverage)
+    else:
+        image = ink.convert("RGBA")
+        image.putalpha(coverage)
+    w, h = size[0] / spec.dpi * 25.4, size[1] / spec.dpi * 25.4
+    x, y = _faint_anchor(spec, place, (w, h), shift)
+    _place_image(pdf, image, x, y, w, h)
+
+
+def _glyph_path(pdf: FPDF, spec: FaintSpec, text: str, place: str, size_pt: float, color: tuple[int, int, int],
+                shift: float = 0.0) -> None:
+    """``text`` as filled glyph outlines of the spec's font (no text to a PDF reader)."""
+    font = _TTF.setdefault(spec.font, TTFont(str(spec.font)))
+    glyphs = font.getGlyphSet()
+    cmap = font.getBestCmap()
+    scale = size_pt * MM_PER_PT / font["head"].unitsPerEm
+    names = [cmap.get(ord(ch), ".notdef") for ch in text]
+    advance = sum(glyphs[name].width for name in names) * scale
+    ascent, descent = font["hhea"].ascent * scale, -font["hhea"].descent * scale
+    x, y = _faint_anchor(spec, place, (advance, ascent + descent), shift)
+    baseline = y + ascent
+    with pdf.new_path() as path:
+        path.style.fill_color = "#{:02x}{:02x}{:02x}".format(*color)
+        path.style.stroke_color = None
+        path.style.paint_rule = "FILL_NONZERO"
+        for name in names:
+            origin = x
+
+            def transform(gx: float, gy: float, origin: float = origin) -> tuple[float, float]:
+                return origin + gx * scale, baseline - gy * scale
+
+            glyphs[name].draw(_PathPen(glyphs, path, transform))
+            x += glyphs[name].width * scale
