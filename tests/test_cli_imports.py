@@ -65,3 +65,29 @@ def test_the_check_sees_a_heavy_import() -> None:
             f"print(json.dumps(sorted(m for m in {HEAVY!r} if m in sys.modules)))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert {"bm25s"} <= set(json.loads(done.stdout))
+
+
+def test_the_package_loads_its_parts_on_first_use() -> None:
+    """``import citation_core`` is cheap (``ask`` sends its model request before the citation stage has
+    loaded), and every public name still resolves, to the same object as its home module's."""
+    probe = """
+import json, sys
+import citation_core
+before = sorted(m for m in sys.modules if m.startswith("citation_core."))
+from citation_core import CitationPipeline, Sources, cite, errors
+from citation_core.pipeline import CitationPipeline as home
+import citation_core as package
+missing = [n for n in package.__all__ if not hasattr(package, n)]
+try:
+    package.no_such_name
+    unknown = "resolved"
+except AttributeError as err:
+    unknown = str(err)
+print(json.dumps({"before": before, "same": CitationPipeline is home, "errors": errors.__name__,
+                  "missing": missing, "unknown": unknown, "listed": set(package.__all__) <= set(dir(package))}))
+"""
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    result = json.loads(done.stdout)
+    assert not [m for m in result["before"] if m.startswith(("citation_core.pipeline", "citation_core.llm"))]
+    assert result["same"] and result["errors"] == "citation_core.errors" and result["missing"] == []
+    assert result["unknown"] == "module 'citation_core' has no attribute 'no_such_name'" and result["listed"]
