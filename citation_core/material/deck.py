@@ -633,6 +633,8 @@ def _chain_numbers(candidates: Sequence[Sequence[int]]) -> list[int | None]:
 
 # a group read from an image: "12 / 40", "Folie 12" or a lone "12", with stray marks around it
 _IMAGE_STRAY = "|[](){}'\"`.,:;_~"
+# a thin slash between two numbers that OCR took for a bar or a bracket: "12 | 40", "12 [40"
+_SLASH_READ_AS = re.compile(r"(\d)\s*[|\[\](){}]\s*(\d)")
 
 
 @dataclass(frozen=True)
@@ -647,7 +649,7 @@ class _ImageClue:
 def _image_clues(index: int, segments: Sequence[ocr.OcrSegment]) -> list[_ImageClue]:
     clues: list[_ImageClue] = []
     for segment in segments:
-        text = " ".join(segment.text.split()).strip(_IMAGE_STRAY + " ")
+        text = _SLASH_READ_AS.sub(r"\1 / \2", " ".join(segment.text.split()).strip(_IMAGE_STRAY + " "))
         centre_x, centre_y = (segment.x0 + segment.x1) / 2, (segment.y0 + segment.y1) / 2
         place = (segment.band, min(2, int(centre_x * 3)), round(centre_y * 100))
         if match := _FRACTION.search(text):

@@ -50,8 +50,9 @@ __all__ = [
 ]
 
 CACHE_ENV = "CITATION_STUDIO_OCR_CACHE"
-FORMAT = 2  # bump when what is stored (bands, scale, segmentation) changes: older entries are read again
-# (2: the bands are rendered in colour and turned grey afterwards)
+FORMAT = 3  # bump when what is stored (bands, scale, segmentation) changes: older entries are read again
+# (2: the bands are rendered in colour and turned grey afterwards; 3: small groups rendered again larger,
+# bars read as surfaces of their own, every group read at two heights)
 MAX_CACHE_ENTRIES = 2000
 
 Progress = Callable[[int, int], None]  # (pages done, pages in all)
@@ -69,8 +70,16 @@ _ROW_GAP_MM = 0.35  # an empty run at least this high separates two lines
 _COL_GAP_MM = 2.4  # an empty run at least this wide separates two groups on a line (word gaps are smaller)
 _MIN_HEIGHT, _MAX_HEIGHT = 0.007, 0.05  # a group of text size: its height as a fraction of the page height
 _MAX_WIDTH = 0.5  # ... and at most half the page wide
-_LINE_PX = 40  # each group is scaled to this height before it is read
-_MAX_GROUPS = 24  # groups read per page (the largest ones are dropped first)
+_LINE_PX = 40  # each group is scaled to this height before it is read ...
+_LINE_HEIGHTS = (_LINE_PX, 56)  # ... and to this one: read at both
+_SHARP_PX = 48  # a group lower than this (in band pixels) is rendered again, this high ...
+_MAX_GROW = 6.0  # ... at most this many times the band's scale
+_CLEAN_SPREAD = 2.0  # a surface whose pixels stray more than this from its colour (median) is a noisy scan
+_CLEAN_CONTRAST, _NOISY_CONTRAST = 16, 60  # grey levels from the surface's colour that count as ink
+_SPARSE, _SOLID = 0.04, 0.75  # ink density of a group of text: less is noise spread thin, more a solid box
+_RULE_MIN_WIDTH = 0.15  # a row with a stretch of ink this wide (of the page width) is a rule or a bar ...
+_RULE_MAX_MM = 1.0  # ... a rule (a progress bar, a line) when at most this high
+_MAX_GROUPS = 24  # groups read per page (those farthest from the page's edge are dropped first)
 _TESSERACT_CONFIG = "--psm 6 -c tessedit_do_invert=0"
 
 TESSERACT = "tesseract"  # the program pytesseract runs (its default command)
@@ -342,6 +351,15 @@ class _Group:
     box: tuple[float, float, float, float]  # fractions of the page
 
 
+@dataclass(frozen=True)
+class _Ink:
+    """A group of ink of text size found in a band: where it is and on what it is drawn."""
+
+    box: tuple[int, int, int, int]  # y0, y1, x0, x1 in the band's pixels
+    light_on_dark: bool  # drawn lighter than its surface (white on a dark footer bar)
+    noisy: bool  # its surface is noisy (a scan): the crop is smoothed before it is split into ink and paper
+
+
 def _page_groups(document: pypdfium2.PdfDocument, index: int) -> Iterator[_Group]:
     page = document[index]
     try:
@@ -359,46 +377,126 @@ def _page_groups(document: pypdfium2.PdfDocument, index: int) -> Iterator[_Group
             # in colour, then grey: pdfium's own grey rendering converts every image it draws whole, at its full
             # size (gigabytes for a gigapixel image behind the band), where a colour rendering reads it row by row
             image = page.render(scale=scale, crop=crop).to_pil().convert("L")
-            groups.extend(_band_groups(image, name, (left, top, right, bottom), (width_pt, height_pt), px_per_mm))
+            for ink in _band_groups(image, name, (left, top, right, bottom), (width_pt, height_pt), px_per_mm):
+                groups.append(_group(page, image, ink, name, (left * width_pt, top * height_pt), scale))
     finally:
         page.close()
-    groups.sort(key=lambda g: (g.box[3] - g.box[1]) * (g.box[2] - g.box[0]))
+    # a page number is the outermost line of its band: when a band is crowded (a table in the footer), the
+    # groups nearest the page's edge are read first, and the smaller first among them
+    groups.sort(key=lambda g: (round(1 - g.box[3] if g.band == "bottom" else g.box[1], 2),
+                               (g.box[3] - g.box[1]) * (g.box[2] - g.box[0])))
     yield from groups[:_MAX_GROUPS]
 
 
+def _group(page: pypdfium2.PdfPage, band_image: Image.Image, ink: _Ink, name: str, origin_pt: tuple[float, float],
+           scale: float) -> _Group:
+    """The group cut out as black ink on white, rendered again larger when it is small (thin, light strokes
+    lose their shape at the band's resolution: a 6 pt digit is 14 pixels high there)."""
+    y0, y1, x0, x1 = ink.box
+    width_pt, height_pt = page.get_size()
+    pad = max(2, (y1 - y0) // 4)
+    # the group in points, padded, inside the page
+    left = max(0.0, origin_pt[0] + (x0 - pad) / scale)
+    right = min(width_pt, origin_pt[0] + (x1 + pad) / scale)
+    top = max(0.0, origin_pt[1] + (y0 - pad) / scale)
+    bottom = min(height_pt, origin_pt[1] + (y1 + pad) / scale)
+    box = (origin_pt[0] + x0 / scale) / width_pt, (origin_pt[1] + y0 / scale) / height_pt, \
+        (origin_pt[0] + x1 / scale) / width_pt, (origin_pt[1] + y1 / scale) / height_pt
+    grow = _SHARP_PX / max(1, y1 - y0)
+    if grow > 1.25 and not ink.noisy:
+        sharp = scale * min(grow, _MAX_GROW)
+        image = page.render(scale=sharp, crop=(left, height_pt - bottom, width_pt - right, top)).to_pil().convert("L")
+    else:
+        image = band_image.crop((max(0, x0 - pad), max(0, y0 - pad), min(band_image.width, x1 + pad),
+                                 min(band_image.height, y1 + pad)))
+    if ink.noisy:
+        image = image.filter(ImageFilter.MedianFilter(3))
+    return _Group(_binary(ImageOps.invert(image) if ink.light_on_dark else image), name, box)
+
+
 def _band_groups(image: Image.Image, name: str, band: tuple[float, float, float, float],
-                 page_size: tuple[float, float], px_per_mm: float) -> Iterator[_Group]:
-    """Groups of ink of text size in one rendered band, as dark-on-white crops."""
-    pixels = np.asarray(image.filter(ImageFilter.MedianFilter(3)), dtype=np.int16)
+                 page_size: tuple[float, float], px_per_mm: float) -> Iterator[_Ink]:
+    """Groups of ink of text size in one rendered band (``name`` and ``band`` say which band it is)."""
+    pixels = np.asarray(image, dtype=np.uint8)
     if pixels.size == 0:
         return
-    background = int(np.median(pixels))
-    ink = np.abs(pixels - background) > 60
+    page_w_px = page_size[0] * 25.4 / 72 * px_per_mm
+    page_h_px = page_size[1] * 25.4 / 72 * px_per_mm
+    yield from _surface_groups(pixels, (0, pixels.shape[0], 0, pixels.shape[1]), (page_w_px, page_h_px),
+                               px_per_mm, nested=False)
+
+
+def _surface_groups(pixels: np.ndarray, region: tuple[int, int, int, int], page_px: tuple[float, float],
+                    px_per_mm: float, nested: bool) -> Iterator[_Ink]:
+    """Text-sized groups of ink on one surface: the band's paper, or a bar or box drawn on it (one level down).
+
+    Ink is what differs from the surface's own colour (its most common grey): by a little on a clean
+    rendering, so that light grey and thin strokes count; by much on a noisy scan, after smoothing. Long
+    thin rules (a progress bar, a line above the footer) are left out, so that a number beside one is not
+    joined to it; a solid bar or box is read as a surface of its own (light text on a dark bar)."""
+    ry0, ry1, rx0, rx1 = region
+    surface = pixels[ry0:ry1, rx0:rx1]
+    if surface.size == 0:
+        return
+    level = int(np.argmax(np.bincount(surface.ravel(), minlength=256)))
+    spread = float(np.median(np.abs(surface.astype(np.int16) - level)))
+    noisy = spread > _CLEAN_SPREAD
+    values = np.asarray(Image.fromarray(surface).filter(ImageFilter.MedianFilter(3))) if noisy else surface
+    ink = np.abs(values.astype(np.int16) - level) > (_NOISY_CONTRAST if noisy else _CLEAN_CONTRAST)
     if not ink.any():
         return
-    normal = ImageOps.autocontrast(ImageOps.invert(image) if background < 128 else image)
-    height_px, width_px = pixels.shape
-    mm = px_per_mm
-    page_h_px = page_size[1] * 25.4 / 72 * mm
-    page_w_px = page_size[0] * 25.4 / 72 * mm
-    left, top = band[0] * page_w_px, band[1] * page_h_px
-    for y0, y1, x0, x1 in _xy_cut(ink, max(1, round(_ROW_GAP_MM * mm)), max(1, round(_COL_GAP_MM * mm))):
+    page_w_px, page_h_px = page_px
+    panels = _rule_rows(ink, round(_RULE_MIN_WIDTH * page_w_px), round(_RULE_MAX_MM * px_per_mm))
+    for y0, y1 in panels:
+        if not nested and (y1 - y0) >= _MIN_HEIGHT * page_h_px:
+            cols = _runs(np.asarray(ink[y0:y1].any(axis=0)), 1)
+            x0, x1 = cols[0][0], cols[-1][1]
+            yield from _surface_groups(pixels, (ry0 + y0, ry0 + y1, rx0 + x0, rx0 + x1), page_px, px_per_mm, True)
+        ink[y0:y1] = False
+    light_on_dark = level < 128
+    for y0, y1, x0, x1 in _xy_cut(ink, max(1, round(_ROW_GAP_MM * px_per_mm)), max(1, round(_COL_GAP_MM * px_per_mm))):
         h, w = (y1 - y0) / page_h_px, (x1 - x0) / page_w_px
+        density = float(ink[y0:y1, x0:x1].mean())
+        if density > _SOLID and not nested and h >= _MIN_HEIGHT and w >= _MIN_HEIGHT * page_h_px / page_w_px:
+            # a box drawn on the band (a badge, a bookmark): what is written on it is read against its colour
+            inner = max(1, round(0.2 * px_per_mm))
+            if y1 - y0 > 2 * inner and x1 - x0 > 2 * inner:
+                yield from _surface_groups(pixels, (ry0 + y0 + inner, ry0 + y1 - inner, rx0 + x0 + inner,
+                                                    rx0 + x1 - inner), page_px, px_per_mm, True)
+            continue
         if not _MIN_HEIGHT <= h <= _MAX_HEIGHT or w > _MAX_WIDTH:
             continue
-        density = float(ink[y0:y1, x0:x1].mean())
-        if not 0.04 <= density <= 0.75:  # specks of noise spread thin, solid boxes and bars
+        if not _SPARSE <= density <= _SOLID:  # specks of noise spread thin, solid boxes and bars
             continue
-        pad = max(2, (y1 - y0) // 4)
-        crop = _binary(normal.crop((max(0, x0 - pad), max(0, y0 - pad), min(width_px, x1 + pad),
-                                    min(height_px, y1 + pad))))
-        box = ((left + x0) / page_w_px, (top + y0) / page_h_px, (left + x1) / page_w_px, (top + y1) / page_h_px)
-        yield _Group(crop, name, box)
+        yield _Ink((ry0 + y0, ry0 + y1, rx0 + x0, rx0 + x1), light_on_dark, noisy)
+
+
+def _rule_rows(ink: np.ndarray, min_width: int, max_thin: int) -> list[tuple[int, int]]:
+    """Runs of rows crossed by one long stretch of ink (at least ``min_width`` pixels without a gap).
+
+    Runs up to ``max_thin`` rows high are rules and progress bars: their ink is cleared from ``ink``
+    here. Thicker runs are bars (a footer bar): returned, for the caller to read as surfaces of their own.
+    """
+    if ink.shape[1] < min_width or min_width <= 0:
+        return []
+    # the longest stretch of ink in each row: a running count that restarts at every gap
+    counts = np.zeros(ink.shape[0], dtype=np.int64)
+    run = np.zeros(ink.shape[0], dtype=np.int64)
+    for column in ink.T:
+        run = np.where(column, run + 1, 0)
+        np.maximum(counts, run, out=counts)
+    bars: list[tuple[int, int]] = []
+    for y0, y1 in _runs(counts >= min_width, 1):
+        if y1 - y0 <= max_thin:
+            ink[y0:y1] = False
+        else:
+            bars.append((y0, y1))
+    return bars
 
 
 def _binary(image: Image.Image) -> Image.Image:
     """Black ink on white, split at the grey level that best separates the two (Otsu's threshold)."""
-    pixels = np.asarray(image.filter(ImageFilter.MedianFilter(3)), dtype=np.uint8)
+    pixels = np.asarray(image, dtype=np.uint8)
     counts = np.bincount(pixels.ravel(), minlength=256).astype(np.float64)
     share = counts / counts.sum()
     below = np.cumsum(share)
@@ -447,26 +545,32 @@ def _xy_cut(ink: np.ndarray, row_gap: int, col_gap: int) -> list[tuple[int, int,
 
 
 def _read_groups(groups: list[_Group]) -> tuple[OcrSegment, ...]:
-    """All groups of one page read in one Tesseract call: one group per line of a composed image."""
+    """All groups of one page read in one Tesseract call: each group twice, at two heights, one per line of a
+    composed image. Both readings are kept when they differ: Tesseract drops or mistakes a thin "1" at one
+    size and not at the other, and the deck-wide rules (``deck._image_numbers``) keep the reading that fits
+    the counter."""
     if not groups:
         return ()
     import pytesseract
 
-    lines: list[Image.Image] = []
-    for group in groups:
+    lines: list[tuple[int, Image.Image]] = []
+    for index, group in enumerate(groups):
         image = group.image
-        width = max(1, round(image.width * _LINE_PX / max(1, image.height)))
-        lines.append(image.resize((min(width, 1600), _LINE_PX), Image.Resampling.LANCZOS))
+        for height in _LINE_HEIGHTS:
+            width = max(1, round(image.width * height / max(1, image.height)))
+            lines.append((index, image.resize((min(width, 1600), height), Image.Resampling.LANCZOS)))
     gap, margin = _LINE_PX, 20
-    sheet = Image.new("L", (max(i.width for i in lines) + 2 * margin, len(lines) * (_LINE_PX + gap) + gap), 255)
+    sheet = Image.new("L", (max(i.width for _, i in lines) + 2 * margin,
+                            sum(i.height + gap for _, i in lines) + gap), 255)
     spans: list[tuple[int, int]] = []
-    for i, line in enumerate(lines):
-        y = gap + i * (_LINE_PX + gap)
+    y = gap
+    for _, line in lines:
         sheet.paste(line, (margin, y))
-        spans.append((y - gap // 2, y + _LINE_PX + gap // 2))
+        spans.append((y - gap // 2, y + line.height + gap // 2))
+        y += line.height + gap
     data = pytesseract.image_to_data(sheet, lang="eng", config=_TESSERACT_CONFIG,
                                      output_type=pytesseract.Output.DICT)
-    words: list[list[tuple[int, str]]] = [[] for _ in groups]
+    words: list[list[tuple[int, str]]] = [[] for _ in lines]
     for text, left, top, height, conf in zip(data["text"], data["left"], data["top"], data["height"], data["conf"],
                                             strict=True):
         text = str(text).strip()
@@ -477,9 +581,12 @@ def _read_groups(groups: list[_Group]) -> tuple[OcrSegment, ...]:
             if a <= centre < b:
                 words[i].append((int(left), text))
                 break
-    segments = []
-    for group, found in zip(groups, words, strict=True):
-        if found:
-            text = " ".join(word for _, word in sorted(found))
+    segments: list[OcrSegment] = []
+    seen: set[tuple[int, str]] = set()
+    for (index, _), found in zip(lines, words, strict=True):
+        text = " ".join(word for _, word in sorted(found))
+        if found and (index, text) not in seen:
+            seen.add((index, text))
+            group = groups[index]
             segments.append(OcrSegment(text, group.band, *(round(v, 4) for v in group.box)))
     return tuple(segments)
