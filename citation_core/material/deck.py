@@ -635,6 +635,9 @@ def _chain_numbers(candidates: Sequence[Sequence[int]]) -> list[int | None]:
 _IMAGE_STRAY = "|[](){}'\"`.,:;_~"
 # a thin slash between two numbers that OCR took for a bar or a bracket: "12 | 40", "12 [40"
 _SLASH_READ_AS = re.compile(r"(\d)\s*[|\[\](){}]\s*(\d)")
+# ... and a 1 or a 0 taken for a letter or a mark, inside a word of digits: "4l", "5]", "7\\", "1O"
+_DIGIT_LOOKALIKES = str.maketrans({"l": "1", "I": "1", "|": "1", "]": "1", "\\": "1", "!": "1", "O": "0", "o": "0"})
+_DIGIT_WORD = re.compile(r"[\dlI|\]\\!Oo]+")
 
 
 @dataclass(frozen=True)
@@ -646,18 +649,31 @@ class _ImageClue:
     place: tuple[str, int, int]  # band, third of the page width (0..2), height in hundredths of the page
 
 
+def _image_texts(read: str) -> list[str]:
+    """What OCR read in a group, as read and with the usual misreadings of digits undone.
+
+    A thin slash between two numbers read as a bar or a bracket becomes a slash again ("12 | 40"); a word
+    of digits with a look-alike in it ("4l", "5]", "1O") becomes digits. Both readings are given when
+    they differ ("5]" may be a 5 and a stray mark): the deck-wide rules keep the one that fits.
+    """
+    text = _SLASH_READ_AS.sub(r"\1 / \2", " ".join(read.split()))
+    words = [w.translate(_DIGIT_LOOKALIKES) if _DIGIT_WORD.fullmatch(w) and any(c.isdigit() for c in w) else w
+             for w in text.split()]
+    return list(dict.fromkeys(t.strip(_IMAGE_STRAY + " ") for t in (" ".join(words), text)))
+
+
 def _image_clues(index: int, segments: Sequence[ocr.OcrSegment]) -> list[_ImageClue]:
     clues: list[_ImageClue] = []
     for segment in segments:
-        text = _SLASH_READ_AS.sub(r"\1 / \2", " ".join(segment.text.split()).strip(_IMAGE_STRAY + " "))
         centre_x, centre_y = (segment.x0 + segment.x1) / 2, (segment.y0 + segment.y1) / 2
         place = (segment.band, min(2, int(centre_x * 3)), round(centre_y * 100))
-        if match := _FRACTION.search(text):
-            clues.append(_ImageClue(index, "fraction", int(match.group(1)), int(match.group(2)), place))
-        elif match := _KEYWORD.search(text):
-            clues.append(_ImageClue(index, "keyword", int(match.group(1)), None, place))
-        elif _LONE.fullmatch(text):
-            clues.append(_ImageClue(index, "lone", int(text), None, place))
+        for text in _image_texts(segment.text):
+            if match := _FRACTION.search(text):
+                clues.append(_ImageClue(index, "fraction", int(match.group(1)), int(match.group(2)), place))
+            elif match := _KEYWORD.search(text):
+                clues.append(_ImageClue(index, "keyword", int(match.group(1)), None, place))
+            elif _LONE.fullmatch(text):
+                clues.append(_ImageClue(index, "lone", int(text), None, place))
     return clues
 
 
