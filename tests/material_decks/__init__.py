@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 from fontTools.pens.basePen import BasePen
 from fontTools.ttLib import TTFont
 from fpdf import FPDF
@@ -464,7 +465,10 @@ def _raster_page(pdf: FPDF, spec: DeckSpec, kind: str, title: str, lines: list[s
         draw.text((at(x, y)[0] - left, at(x, y)[1] - top), text, font=font, fill=40)
     image = image.rotate(rng.uniform(-0.6, 0.6), resample=Image.Resampling.BICUBIC, fillcolor=235)
     image = image.filter(ImageFilter.GaussianBlur(0.7))
-    image = Image.blend(image, Image.effect_noise(px, 40), 0.12)
+    # the noise comes from the deck's seed (Pillow's effect_noise draws from an unseeded generator: every build
+    # of the deck would differ, and so could what is read from it)
+    noise = np.random.default_rng(rng.randrange(2**32)).normal(128, 40, (px[1], px[0]))
+    image = Image.blend(image, Image.fromarray(noise.clip(0, 255).astype(np.uint8)), 0.12)
     speckles = ImageDraw.Draw(image)
     for _ in range(400):
         x, y = rng.randrange(px[0]), rng.randrange(px[1])
