@@ -343,3 +343,28 @@ def test_keyword_cleaning_drops_paired_markdown_but_keeps_underscores_inside_tex
     assert clean_keyword("**Merge sort**") == "Merge sort"
     assert clean_keyword("Keyword: __Heap__") == "Heap"
     assert clean_keyword('<img src=x onerror="window.__xss=8">') == '<img src=x onerror="window.__xss=8">'
+
+
+def _cite_first_sentence(req: LlmRequest) -> str | None:
+    """Placement that copies the first id behind the first sentence, after any marker already there."""
+    if req.task != "placement":
+        return None
+    answer, first_id = req.inputs["answer"], req.inputs["sources"][0]["id"]
+    end = answer.index(".") + 1
+    while answer.startswith("[cite:", end):
+        end = answer.index("]", end) + 1
+    return answer[:end] + first_id + answer[end:]
+
+
+@pytest.mark.parametrize("order", ["parallel", "faq_then_lecture"])
+def test_the_sentences_own_slide_leads_its_group_before_an_faq(order: str) -> None:
+    answer = "Merge sort splits the list into two halves; the exam is open book. " + ANSWER
+    pipe = pipeline(FakeFactory(_cite_first_sentence))
+    pipe.pass_order = order  # type: ignore[assignment]
+    result = pipe(answer, Sources((MERGE, MERGE_STEP), (EXAM,)))
+    group = parse(result.answer, "client")
+    assert [(m.type, m.entity_id) for m in group] == [("L", "12"), ("F", "17")]
+    assert strip_markers(result.answer) == answer
+    # the two markers stand together behind the first sentence, the slide's first
+    head = answer.split(". ")[0] + "."
+    assert group[0].span == (len(head), group[1].span[0]) and result.answer.startswith(head + "[cite:L:12:3:")

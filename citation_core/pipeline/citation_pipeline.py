@@ -203,8 +203,9 @@ class CitationPipeline:
         ``InputError`` (``SourcesError`` for the sources) naming the argument.
 
         ``pass_order="parallel"`` runs both at once on the original answer and merges their markers by
-        offset (an FAQ marker first where both cite the same spot); ``"faq_then_lecture"`` runs the
-        seed's order, the lecture pass on the FAQ pass's output. A placement failure keeps the answer and
+        offset; ``"faq_then_lecture"`` runs the seed's order, the lecture pass on the FAQ pass's output.
+        Either way a sentence's own source leads its group: where lecture and FAQ markers stand together
+        (nothing but whitespace between them), the lecture markers come first. A placement failure keeps the answer and
         the citations of the other pass (in the seed's order: of a pass that already succeeded), with the
         failure in that pass's trace. Both passes share one deadline: a call it would cut fails like any
         model call (and is reported so), the answer is kept.
@@ -221,6 +222,7 @@ class CitationPipeline:
         text = answer
         citations: list[Citation] = []
         traces: dict[str, Trace] = {}
+        insertions: list[tuple[int, str, PassKind]] = []  # on ``answer``
         for kind, items in passes:
             try:
                 result = self.run_pass(text, items, kind=kind, language=language, progress=progress,
@@ -229,8 +231,12 @@ class CitationPipeline:
                 traces[kind] = exc.trace
                 break
             traces[kind] = result.trace
+            # this pass's offsets are in the earlier passes' output: moved back onto the answer
+            insertions += [(_offset_before(off, insertions), marker, kind) for off, marker in result.insertions]
             text = result.answer
             citations.extend(result.citations)
+        if insertions and len(traces) > 1:
+            text = insert_at(answer, own_source_first(answer, insertions))
         return CitationResult(answer, text, tuple(citations), traces)
 
     def _together(self, answer: str, passes: list[tuple[PassKind, Sequence[Source]]], language: str | None,
@@ -256,15 +262,15 @@ class CitationPipeline:
             outcomes = {kind: f.result() for kind, f in futures.items()}
         traces: dict[str, Trace] = {}
         citations: list[Citation] = []
-        insertions: list[tuple[int, str]] = []
-        for kind, _ in passes:  # FAQ first: at the same offset its marker comes first
+        insertions: list[tuple[int, str, PassKind]] = []
+        for kind, _ in passes:
             outcome = outcomes[kind]
             traces[kind] = outcome.trace
             if isinstance(outcome, PassResult):
                 citations.extend(outcome.citations)
-                insertions.extend(outcome.insertions)
-        insertions.sort(key=lambda ins: ins[0])  # stable
-        return CitationResult(answer, insert_at(answer, insertions), tuple(citations), traces)
+                insertions += [(off, marker, kind) for off, marker in outcome.insertions]
+        return CitationResult(answer, insert_at(answer, own_source_first(answer, insertions)), tuple(citations),
+                              traces)
 
     def run_pass(
         self,
@@ -312,6 +318,38 @@ class CitationPipeline:
             marks = tuple((ins.offset, entries[ins.seq].marker) for ins in run.placement.insertions)
             return PassResult(kind, answer, run.placed, run.placed, cites, run.used, False, trace, marks)
         return PassResult(kind, answer, answer, answer, (), (), False, trace)
+
+
+def _offset_before(offset: int, earlier: Sequence[tuple[int, str, PassKind]]) -> int:
+    """``offset`` in the answer with the ``earlier`` insertions made, as an offset in the answer itself (a
+    position inside or at the end of an inserted marker is that marker's own offset)."""
+    shift = 0
+    for at, marker, _ in sorted(earlier, key=lambda ins: ins[0]):
+        if offset <= at + shift:
+            break
+        if offset <= at + shift + len(marker):
+            return at
+        shift += len(marker)
+    return offset - shift
+
+
+def own_source_first(answer: str, insertions: Iterable[tuple[int, str, PassKind]]) -> list[tuple[int, str]]:
+    """The insertions of both passes on ``answer``, ascending, for ``insert_at``. Markers that stand together
+    (one offset, or offsets with only whitespace between them) form one group, as a reader sees them; in a
+    group the lecture markers come first (the sentence's own source leads) and the FAQ markers follow, each
+    kind in its order. The positions stay where the passes put them; only which marker takes which changes."""
+    ordered = sorted(insertions, key=lambda ins: ins[0])  # stable
+    out: list[tuple[int, str]] = []
+    i = 0
+    while i < len(ordered):
+        j = i + 1
+        while j < len(ordered) and not answer[ordered[j - 1][0]:ordered[j][0]].strip():
+            j += 1
+        group = ordered[i:j]
+        markers = [m for _, m, kind in group if kind == "lecture"] + [m for _, m, kind in group if kind != "lecture"]
+        out += [(off, marker) for (off, _, _), marker in zip(group, markers, strict=True)]
+        i = j
+    return out
 
 
 def cite(
