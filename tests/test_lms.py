@@ -108,6 +108,20 @@ def test_sources_list_dedupes_sorts_and_uses_printed_numbers(material: CourseMat
     assert with_sources_list("No markers here.", material) == "No markers here."
 
 
+def test_sources_list_shows_no_video_span_for_a_unit_without_video_or_transcript(material: CourseMaterial) -> None:
+    hash_tables = material.unit(201)
+    assert hash_tables.unit.video is None and hash_tables.transcript is None
+    # a time span on a unit that has no video is the unit only; its slides are listed as slides
+    answer = ("Chaining uses lists.[cite:L:201::12:40:Chaining:Lists per slot.] "
+              "Probing too.[cite:L:201:10:::Probing:Open addressing.]")
+    title10 = hash_tables.deck.page(10).title  # type: ignore[union-attr]
+    assert source_lines(answer, material) == ["📄 Hash Tables", f"📄 Hash Tables (slide 7, section: {title10})"]
+    assert "video" not in with_sources_list(answer, material)
+    # a unit with a video keeps its span
+    assert source_lines("Split.[cite:L:101::194:201:Tree:Drawn.]", material) == [
+        "🎬 Merge Sort and the Master Theorem (video 3:14–3:21)"]
+
+
 def test_unit_table_names_slides_by_printed_number_and_title(material: CourseMaterial) -> None:
     table = unit_table(material)
     deck = material.unit(101).deck

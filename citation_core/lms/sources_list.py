@@ -18,7 +18,8 @@ class SourceLine:
 
 
 def source_lines(answer: str, material: CourseMaterial) -> list[str]:
-    """One line per cited source, de-duplicated, sorted by document then position; printed numbers only."""
+    """One line per cited source, de-duplicated, sorted by document then position; printed numbers only. A
+    time span is shown only for a unit with a video or transcript (else the line names the unit alone)."""
     lines: dict[str, SourceLine] = {}
     for m in parse(answer, "stored"):
         try:
@@ -44,7 +45,7 @@ def source_lines(answer: str, material: CourseMaterial) -> list[str]:
             text = f"📄 {doc} ({', '.join(parts)})" if parts else f"📄 {doc}"
             printed = page.display_page_number or ""
             order = (int(printed) if printed.isdigit() else ref.page, 0.0)
-        elif ref.start is not None:
+        elif ref.start is not None and (um.unit.video is not None or um.transcript is not None):
             span = clock(ref.start) + (f"–{clock(ref.end)}" if ref.end is not None else "")
             text = f"🎬 {doc} (video {span})"
             order = (10**6, float(ref.start))
