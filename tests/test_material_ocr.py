@@ -281,6 +281,13 @@ def test_a_huge_page_is_read_at_a_bounded_size(tmp_path: Path, monkeypatch: pyte
     for n in range(1, 4):
         pdf.add_page()
         pdf.cell(text=f"Poster {n}")
+    # a banner 5 m wide and 10 cm high, its footer a line of small text 2 m long: small, so rendered again
+    # larger, but never wider than a band may be
+    pdf.set_auto_page_break(False)
+    pdf.add_page(format=(14400, 300))
+    pdf.set_font("helvetica", size=12)
+    pdf.set_xy(100, 280)
+    pdf.cell(text=" ".join(["Poster session on slide numbering"] * 35))
     (tmp_path / "poster.pdf").write_bytes(bytes(pdf.output()))
     sizes: list[tuple[int, int]] = []
     band_groups = ocr._band_groups
@@ -290,8 +297,17 @@ def test_a_huge_page_is_read_at_a_bounded_size(tmp_path: Path, monkeypatch: pyte
         return band_groups(image, *rest)  # type: ignore[arg-type]
 
     monkeypatch.setattr(ocr, "_band_groups", measured)
-    assert printed(load_deck(tmp_path / "poster.pdf")) == [None, None, None]
+    cut: list[tuple[int, int]] = []  # every group cut out of the page, rendered again larger or not
+    binary = ocr._binary
+
+    def cut_size(image: object) -> object:
+        cut.append(image.size)  # type: ignore[attr-defined]
+        return binary(image)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ocr, "_binary", cut_size)
+    assert printed(load_deck(tmp_path / "poster.pdf")) == [None, None, None, None]
     assert sizes and max(max(size) for size in sizes) <= 4000
+    assert cut and max(max(size) for size in cut) <= 4000
 
 
 # --- the rules, on what was read -----------------------------------------------------------------

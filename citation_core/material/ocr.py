@@ -404,8 +404,10 @@ def _group(page: pypdfium2.PdfPage, band_image: Image.Image, ink: _Ink, name: st
     box = (origin_pt[0] + x0 / scale) / width_pt, (origin_pt[1] + y0 / scale) / height_pt, \
         (origin_pt[0] + x1 / scale) / width_pt, (origin_pt[1] + y1 / scale) / height_pt
     grow = _SHARP_PX / max(1, y1 - y0)
+    # ... never wider than a band may be (a group may be half a poster wide)
+    grow = min(grow, _MAX_GROW, _MAX_BAND_PX / max(1e-6, (right - left) * scale))
     if grow > 1.25 and not ink.noisy:
-        sharp = scale * min(grow, _MAX_GROW)
+        sharp = scale * grow
         image = page.render(scale=sharp, crop=(left, height_pt - bottom, width_pt - right, top)).to_pil().convert("L")
     else:
         image = band_image.crop((max(0, x0 - pad), max(0, y0 - pad), min(band_image.width, x1 + pad),
