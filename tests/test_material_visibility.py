@@ -17,7 +17,7 @@ from citation_core.chat.chat_pipeline import ChatPipeline
 from citation_core.chat.view import ViewPosition, current_view
 from citation_core.cli.main import main
 from citation_core.contract import parse
-from citation_core.errors import MaterialError, UnknownUnitError
+from citation_core.errors import MaterialError, PositionError, UnknownUnitError
 from citation_core.lms.resolve import resolve_citations, unit_table
 from citation_core.material.course import load_course
 from citation_core.material.library import CourseMaterial, load_material
@@ -208,12 +208,18 @@ def test_a_pasted_answer_citing_a_hidden_page_gets_no_marker_there(material: Cou
     assert (11, 3) not in chunk_pages(result.retrieved)
 
 
-def test_a_hidden_page_open_in_the_viewer_gives_no_text(material: CourseMaterial) -> None:
-    view = current_view(material, ViewPosition(11, page=3))
-    assert (view.sources, view.label, view.title) == ((), "a hidden slide", "")
-    assert SECRET not in view.describe()
+def test_a_hidden_page_cannot_be_opened_and_the_video_does_not_name_it(material: CourseMaterial) -> None:
+    with pytest.raises(PositionError, match=r"^page 3: hidden, unit 11 does not show it\b") as caught:
+        current_view(material, ViewPosition(11, page=3))
+    assert "\n" not in str(caught.value)
+    with pytest.raises(PositionError, match="page 3: hidden"):
+        ChatPipeline(config(), material)("What is on it?", ViewPosition(11, page=3))
     video = current_view(material, ViewPosition(11, second=5.0))  # the timeline shows the hidden page
-    assert video.label == "a hidden slide" and SECRET not in video.describe()
+    assert (video.page, video.display_page_number, video.label, video.title) == (None, None, "the video", "")
+    assert video.sources and SECRET not in video.describe() and "slide" not in video.describe()
+    assert video.to_json()["page"] is None
+    shown = current_view(material, ViewPosition(11, second=1.0))  # a visible page is still named
+    assert (shown.page, shown.label) == (2, "slide 2")
 
 
 def test_an_unreleased_unit_cannot_be_opened(material: CourseMaterial) -> None:
@@ -237,3 +243,6 @@ def test_the_command_line_never_answers_from_hidden_or_unreleased_material(
     code = main(["ask", "--course", str(course_dir), "--unit", "13", "--page", "1", "--question", "Hashing?"])
     out, err = capsys.readouterr()
     assert code == 2 and err.strip().startswith("citation-studio: unit 13: not released"), err
+    code = main(["ask", "--course", str(course_dir), "--unit", "11", "--page", "3", "--question", "What is on it?"])
+    out, err = capsys.readouterr()
+    assert code == 2 and err.strip() == "citation-studio: page 3: hidden, unit 11 does not show it to students", err

@@ -73,6 +73,8 @@ def segments_around(um: UnitMaterial, second: float, before: int = 1, after: int
 
 
 def current_view(material: CourseMaterial, position: ViewPosition) -> CurrentView:
+    """What the student has open. A hidden page cannot be opened (``PositionError``); a second of the video
+    that shows a hidden page is the video alone (no slide number, title or label)."""
     um = material.unit(position.unit_id)
     unit = um.unit
     if (position.page is None) == (position.second is None):
@@ -83,6 +85,8 @@ def current_view(material: CourseMaterial, position: ViewPosition) -> CurrentVie
         total = len(um.deck.pages)
         if not 1 <= position.page <= total:
             raise PositionError(f"page {position.page}: out of range, unit {unit.id} has pages 1..{total}")
+        if um.is_hidden(position.page):
+            raise PositionError(f"page {position.page}: hidden, unit {unit.id} does not show it to students")
         page = um.deck.page(position.page)
         sources = tuple(c for c in um.chunks if c.page_number == position.page)
         return CurrentView(unit.id, unit.name, unit.lecture_name, position.page, page.display_page_number,
@@ -95,6 +99,8 @@ def current_view(material: CourseMaterial, position: ViewPosition) -> CurrentVie
         raise PositionError(f"second {second:g}: out of range, the video of unit {unit.id} lasts {end:g} s")
     seg = segment_at(um, second)
     shown = page_at(unit.timeline, second)
+    if shown is not None and um.is_hidden(shown):
+        shown = None  # the video only: a hidden slide is neither named nor numbered
     printed = um.deck.page(shown).display_page_number if (um.deck and shown) else None
     title = um.deck.page(shown).title if (um.deck and shown) else ""
     label = um.page_label(shown) if shown else "the video"
