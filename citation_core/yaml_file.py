@@ -7,6 +7,7 @@ from importlib.resources.abc import Traversable
 import yaml
 
 from .errors import InputError
+from .text_file import read_text_file
 
 # libyaml's safe loader where PyYAML was built with it (20-30x faster on deeply nested files)
 _LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -14,14 +15,7 @@ _LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 def read_yaml(path: Traversable, error: type[InputError] = InputError) -> object:
     """``yaml.safe_load`` of ``path`` (UTF-8, a BOM allowed); any problem raises ``error`` with one line."""
-    if not path.is_file():
-        raise error(f"{path.name}: file not found ({path})")
-    try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise error(f"{path.name}: not UTF-8 text ({err.reason})") from None
-    except OSError as err:
-        raise error(f"{path.name}: cannot read the file ({err.strerror})") from None
+    text = read_text_file(path, error, "YAML file")
     try:
         return yaml.load(text, Loader=_LOADER)  # noqa: S506 (a safe loader)
     except yaml.YAMLError as err:

@@ -18,6 +18,7 @@ import webvtt
 from webvtt.errors import MalformedCaptionError, MalformedFileError
 
 from ..errors import MaterialError
+from ..text_file import read_text_file
 from .models import Cue, Transcript
 
 __all__ = ["SUPPORTED_TRANSCRIPT_TYPES", "load_transcript"]
@@ -54,15 +55,7 @@ def load_transcript(path: Path) -> Transcript:
     kind = SUPPORTED_TRANSCRIPT_TYPES.get(path.suffix.lower())
     if kind is None:
         raise MaterialError(f"{name}: unsupported transcript type '{path.suffix or '(none)'}' (expected .vtt or .srt)")
-    if not path.is_file():
-        raise MaterialError(f"{name}: {_not_a_file(path)}")
-    try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise MaterialError(f"{name}: not UTF-8 text ({err.reason} at byte {err.start})") from err
-    except OSError as err:
-        raise MaterialError(f"{name}: cannot read the file ({err.strerror})") from err
-    text = text.lstrip("\r\n\t ")
+    text = read_text_file(path, MaterialError, "transcript file").lstrip("\r\n\t ")
     if not text:
         raise MaterialError(f"{name}: empty transcript (no cues)")
 
@@ -261,15 +254,6 @@ def _shown(line: str) -> str:
     """A line as quoted in an error: stripped, and cut short when long."""
     line = line.strip()
     return line if len(line) <= _SHOWN_LINE else line[: _SHOWN_LINE - 3] + "..."
-
-
-def _not_a_file(path: Path) -> str:
-    """What is at ``path`` when it is not a regular file (said without opening it)."""
-    if path.is_dir():
-        return "is a directory, not a transcript file"
-    if path.exists():
-        return "is not a regular file (a device, pipe or socket?)"
-    return f"file not found ({path})"
 
 
 def _seconds(milliseconds: int) -> str:
