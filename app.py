@@ -11,6 +11,18 @@ st.set_page_config(page_title="Citation Studio", page_icon="📎", layout="wide"
 # The Ask page keeps what is open (course, unit, view, position, language, conversation) in one
 # view state in session state (studio/view_state.py), so a visit to another page loses nothing.
 
+# The store (storage.database or $CITATION_STUDIO_DB: a path, sqlite:///… or postgresql://…) opens before any
+# page: a value that is neither a path nor a supported URL, or a server that cannot be reached, is said in
+# one line instead of a page that fails halfway.
+from citation_core.errors import CitationStudioError  # noqa: E402
+from studio.cached import store  # noqa: E402
+
+try:
+    store()
+except CitationStudioError as exc:
+    st.error(f"The store cannot be opened: {exc}", icon=":material/error:")
+    st.stop()
+
 pages = [
     st.Page("pages/ask.py", title="Ask", icon=":material/forum:", default=True),
     st.Page("pages/chip_preview.py", title="Chip preview", icon=":material/sell:"),

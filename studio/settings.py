@@ -12,6 +12,7 @@ from pathlib import Path
 
 from citation_core.errors import ConfigError
 from citation_core.llm.config import CONFIG_DIR_ENV, config_dir
+from citation_core.lms.store_url import StoreUrl, store_url
 from citation_core.yaml_file import read_yaml
 
 DB_ENV = "CITATION_STUDIO_DB"
@@ -20,7 +21,7 @@ LIBRARY_ENV = "CITATION_STUDIO_LIBRARY"
 
 @dataclass(frozen=True)
 class Settings:
-    database: Path
+    database: StoreUrl  # a SQLite file or a PostgreSQL database (``storage.database`` or $CITATION_STUDIO_DB)
     course_dirs: tuple[Path, ...]
     library_dir: Path  # the user's uploads, a course folder of its own
     max_upload_mb: int = 50
@@ -45,8 +46,18 @@ def load_settings() -> Settings:
         return p if p.is_absolute() else base / p
 
     return Settings(
-        database=path(os.environ.get(DB_ENV) or storage.get("database", "data/citation_studio.sqlite3")),
+        database=_database(storage, base),
         course_dirs=tuple(path(d) for d in material.get("course_dirs", ["sample_decks"]) or []),
         library_dir=path(os.environ.get(LIBRARY_ENV) or material.get("library_dir", "data/library")),
         max_upload_mb=max_mb,
     )
+
+
+def _database(storage: dict[str, object], base: Path) -> StoreUrl:
+    """The store: ``$CITATION_STUDIO_DB`` over ``storage.database``; a path, ``sqlite:///…`` or ``postgresql://…``."""
+    if os.environ.get(DB_ENV):
+        return store_url(os.environ[DB_ENV], base, field=DB_ENV)
+    value = storage.get("database", "data/citation_studio.sqlite3")
+    if not isinstance(value, str):
+        raise ConfigError("application.yml: storage.database: expected a path or a URL")
+    return store_url(value, base, field="application.yml: storage.database")

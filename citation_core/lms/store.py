@@ -1,51 +1,40 @@
-"""The mock LMS store: conversations and messages in SQLite (WAL), answers kept in stored form.
+"""The mock LMS store: conversations and messages, answers kept in stored form.
 
-Every call opens its own connection, so one ``LmsStore`` can serve several sessions and threads.
-``save_turn`` writes a whole turn (the conversation when it is new, the question and the answer) in
-one transaction, so a conversation never exists without its messages, nor a question without its
-answer, even when the process is killed halfway; a turn that finds the database locked by another
-writer for longer than SQLite's own wait is tried again after a growing pause.
+One implementation over SQLite (the default: one file, WAL) and PostgreSQL (a server several app
+processes share), through SQLAlchemy Core; the schema is versioned by Alembic migrations
+(``migrations/``), applied when a store opens a database, so an upgrade keeps every stored answer.
+``LmsStore`` is safe to share between sessions and threads. ``save_turn`` writes a whole turn (the
+conversation when it is new, the question and the answer) in one transaction, so a conversation never
+exists without its messages, nor a question without its answer, even when the process is killed
+halfway; a turn that finds a SQLite file locked by another writer for longer than SQLite's own wait
+is tried again after a growing pause.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
 import random
 import sqlite3
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..errors import InputError, RunError
+from ..errors import ConfigError, InputError, RunError
+from .store_url import StoreUrl, store_url
+
+if TYPE_CHECKING:
+    import sqlalchemy as sa
 
 T = TypeVar("T")
 
 BUSY_TIMEOUT = 5.0  # seconds SQLite itself waits for the write lock, per attempt of a turn
 LOCKED_ATTEMPTS = 8  # attempts of one write before giving up (with pauses of 0.05 s doubling up to 2 s)
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS conversations (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    session_id TEXT NOT NULL,
-    course_id INTEGER NOT NULL,
-    unit_id INTEGER NOT NULL,
-    title TEXT NOT NULL,
-    created REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS messages (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
-    role TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
-    content TEXT NOT NULL,
-    meta TEXT NOT NULL DEFAULT '{}',
-    created REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS messages_by_conversation ON messages(conversation_id, id);
-CREATE INDEX IF NOT EXISTS conversations_by_session ON conversations(session_id, id);
-"""
+_MIGRATION_LOCK = 7_201_212  # PostgreSQL advisory lock: one process at a time migrates a shared database
 
 
 @dataclass(frozen=True)
@@ -78,55 +67,84 @@ class Message:
 
 
 class LmsStore:
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._retry_locked(self._create_schema)
+    """The store at ``target``: a SQLite file (a ``Path``, a path string or ``sqlite:///…``) or a
+    PostgreSQL database (``postgresql://user@host/db``, psycopg 3). Raises ``ConfigError`` for any other
+    value and ``RunError`` when the database cannot be opened."""
 
-    def _create_schema(self) -> None:
-        with self._connect() as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(SCHEMA)
+    def __init__(self, target: Path | str | StoreUrl) -> None:
+        self.location = target if isinstance(target, StoreUrl) else store_url(target, field="database")
+        self.path = self.location.path  # the SQLite file, None on a server
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._engine = _engine(self.location)
+        _OPEN.add(self._engine)
+        self._retry_locked(self._migrate)
+
+    def __repr__(self) -> str:
+        return f"LmsStore({self.location.shown!r})"
+
+    def close(self) -> None:
+        """Close the store's connections (a closed store opens new ones when used again)."""
+        self._engine.dispose()
+
+    # --- connections and transactions -----------------------------------------------------------
+
+    def _migrate(self) -> None:
+        """Bring the schema to the newest revision (a database made before revisions is adopted as it is)."""
+        from alembic import command
+        from alembic.config import Config
+
+        config = Config()
+        config.set_main_option("script_location", str(Path(__file__).with_name("migrations")))
+        with self._begin(write=True) as db:
+            if self.location.dialect == "postgresql":  # two app processes starting at once: one migrates
+                db.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_MIGRATION_LOCK})")
+            config.attributes["connection"] = db
+            command.upgrade(config, "head")
+
+    @contextmanager
+    def _begin(self, write: bool = False) -> Iterator[sa.Connection]:
+        """A connection in a transaction, committed when the block ends (rolled back when it raises). On
+        SQLite a writing transaction takes the write lock at once (``BEGIN IMMEDIATE``)."""
+        with self._engine.connect() as db:
+            if write:
+                db = db.execution_options(immediate=True)
+            with db.begin():
+                yield db
 
     def _retry_locked(self, write: Callable[[], T]) -> T:
         """``write()``, again after a pause (0.05 s doubling, up to 2 s, with jitter) while the database is locked."""
+        from sqlalchemy.exc import DBAPIError
+
         for attempt in range(LOCKED_ATTEMPTS):
             try:
                 return write()
-            except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) and "busy" not in str(exc):
-                    raise
+            except DBAPIError as exc:
+                if not _retryable(exc):
+                    raise RunError(f"{self.location.shown}: {_reason(exc)}") from None
                 if attempt == LOCKED_ATTEMPTS - 1:
-                    raise RunError(f"{self.path}: database is locked: gave up after {LOCKED_ATTEMPTS} "
+                    raise RunError(f"{self.location.shown}: database is locked: gave up after {LOCKED_ATTEMPTS} "
                                    "attempts") from None
                 time.sleep(min(2.0, 0.05 * 2**attempt) * random.uniform(0.5, 1.0))
         raise AssertionError("unreachable")
 
-    @contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        db = sqlite3.connect(self.path, timeout=10)
-        try:
-            db.execute("PRAGMA foreign_keys=ON")
-            yield db
-            db.commit()
-        finally:
-            db.close()
+    # --- writing ----------------------------------------------------------------------------------
 
     def create_conversation(self, session_id: str, course_id: int, unit_id: int, title: str) -> int:
-        with self._connect() as db:
-            cur = db.execute(
-                "INSERT INTO conversations (session_id, course_id, unit_id, title, created) VALUES (?, ?, ?, ?, ?)",
-                (session_id, course_id, unit_id, title[:200], time.time()),
-            )
-            return int(cur.lastrowid or 0)
+        return self._retry_locked(lambda: self._insert_conversation(session_id, course_id, unit_id, title))
+
+    def _insert_conversation(self, session_id: str, course_id: int, unit_id: int, title: str) -> int:
+        with self._begin(write=True) as db:
+            return _new_conversation(db, session_id, course_id, unit_id, title, time.time())
 
     def add_message(self, conversation_id: int, role: str, content: str, meta: dict[str, Any] | None = None) -> int:
-        with self._connect() as db:
-            cur = db.execute(
-                "INSERT INTO messages (conversation_id, role, content, meta, created) VALUES (?, ?, ?, ?, ?)",
-                (conversation_id, role, content, json.dumps(meta or {}, ensure_ascii=False), time.time()),
-            )
-            return int(cur.lastrowid or 0)
+        encoded = json.dumps(meta or {}, ensure_ascii=False)
+
+        def insert() -> int:
+            with self._begin(write=True) as db:
+                return _new_message(db, conversation_id, role, content, encoded, time.time())
+
+        return self._retry_locked(insert)
 
     def save_turn(self, session_id: str, conversation_id: int | None, question: str, answer: str, *,
                   course_id: int, unit_id: int, title: str, question_meta: dict[str, Any] | None = None,
@@ -140,54 +158,126 @@ class LmsStore:
 
     def _save_turn(self, session_id: str, conversation_id: int | None, question: str, answer: str, course_id: int,
                    unit_id: int, title: str, question_meta: str, answer_meta: str) -> Turn:
-        db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, isolation_level=None)
-        try:
-            db.execute("PRAGMA foreign_keys=ON")
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                now = time.time()
-                if conversation_id is None:
-                    cur = db.execute(
-                        "INSERT INTO conversations (session_id, course_id, unit_id, title, created) "
-                        "VALUES (?, ?, ?, ?, ?)", (session_id, course_id, unit_id, title[:200], now))
-                    conversation_id = int(cur.lastrowid or 0)
-                else:
-                    row = db.execute("SELECT session_id FROM conversations WHERE id = ?", (conversation_id,)).fetchone()
-                    if row is None or row[0] != session_id:
-                        raise InputError(f"conversation {conversation_id}: not a conversation of this history")
-                insert = "INSERT INTO messages (conversation_id, role, content, meta, created) VALUES (?, ?, ?, ?, ?)"
-                q = db.execute(insert, (conversation_id, "user", question, question_meta, now)).lastrowid
-                a = db.execute(insert, (conversation_id, "assistant", answer, answer_meta, now)).lastrowid
-                db.execute("COMMIT")
-            except BaseException:
-                db.rollback()
-                raise
-            return Turn(conversation_id, int(q or 0), int(a or 0))
-        finally:
-            db.close()
+        from .schema import CONVERSATIONS
+
+        with self._begin(write=True) as db:
+            now = time.time()
+            if conversation_id is None:
+                conversation_id = _new_conversation(db, session_id, course_id, unit_id, title, now)
+            else:
+                owner = db.execute(CONVERSATIONS.select().with_only_columns(CONVERSATIONS.c.session_id)
+                                   .where(CONVERSATIONS.c.id == conversation_id)).scalar()
+                if owner != session_id:
+                    raise InputError(f"conversation {conversation_id}: not a conversation of this history")
+            q = _new_message(db, conversation_id, "user", question, question_meta, now)
+            a = _new_message(db, conversation_id, "assistant", answer, answer_meta, now)
+            return Turn(conversation_id, q, a)
+
+    # --- reading ----------------------------------------------------------------------------------
 
     def conversations(self, session_id: str | None = None) -> list[Conversation]:
-        query = "SELECT id, session_id, course_id, unit_id, title, created FROM conversations"
-        args: tuple[Any, ...] = ()
+        from .schema import CONVERSATIONS
+
+        query = CONVERSATIONS.select().order_by(CONVERSATIONS.c.id.desc())
         if session_id is not None:
-            query += " WHERE session_id = ?"
-            args = (session_id,)
-        with self._connect() as db:
-            rows = db.execute(query + " ORDER BY id DESC", args).fetchall()
-        return [Conversation(*row) for row in rows]
+            query = query.where(CONVERSATIONS.c.session_id == session_id)
+        with self._begin() as db:
+            rows = db.execute(query).all()
+        return [Conversation(r.id, r.session_id, r.course_id, r.unit_id, r.title, r.created) for r in rows]
 
     def last_message_id(self, conversation_id: int) -> int | None:
         """The id of the conversation's newest message (None when it has none): a cheap way to tell whether
         a conversation read earlier has changed, since messages are only ever added."""
-        with self._connect() as db:
-            row = db.execute("SELECT max(id) FROM messages WHERE conversation_id = ?", (conversation_id,)).fetchone()
-        return int(row[0]) if row and row[0] is not None else None
+        import sqlalchemy as sa
+
+        from .schema import MESSAGES
+
+        with self._begin() as db:
+            found = db.execute(sa.select(sa.func.max(MESSAGES.c.id))
+                               .where(MESSAGES.c.conversation_id == conversation_id)).scalar()
+        return int(found) if found is not None else None
 
     def messages(self, conversation_id: int) -> list[Message]:
-        with self._connect() as db:
-            rows = db.execute(
-                "SELECT id, conversation_id, role, content, meta, created FROM messages "
-                "WHERE conversation_id = ? ORDER BY id",
-                (conversation_id,),
-            ).fetchall()
-        return [Message(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5]) for r in rows]
+        from .schema import MESSAGES
+
+        with self._begin() as db:
+            rows = db.execute(MESSAGES.select().where(MESSAGES.c.conversation_id == conversation_id)
+                              .order_by(MESSAGES.c.id)).all()
+        return [Message(r.id, r.conversation_id, r.role, r.content, json.loads(r.meta), r.created) for r in rows]
+
+
+def _new_conversation(db: sa.Connection, session_id: str, course_id: int, unit_id: int, title: str,
+                      now: float) -> int:
+    from .schema import CONVERSATIONS
+
+    inserted = db.execute(CONVERSATIONS.insert().values(session_id=session_id, course_id=course_id, unit_id=unit_id,
+                                                        title=title[:200], created=now).returning(CONVERSATIONS.c.id))
+    return int(inserted.scalar_one())
+
+
+def _new_message(db: sa.Connection, conversation_id: int, role: str, content: str, meta: str, now: float) -> int:
+    from .schema import MESSAGES
+
+    inserted = db.execute(MESSAGES.insert().values(conversation_id=conversation_id, role=role, content=content,
+                                                   meta=meta, created=now).returning(MESSAGES.c.id))
+    return int(inserted.scalar_one())
+
+
+# --- engines ------------------------------------------------------------------------------------
+
+_OPEN: weakref.WeakSet[sa.Engine] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    for engine in list(_OPEN):
+        engine.dispose()
+
+
+def _engine(location: StoreUrl) -> sa.Engine:
+    import sqlalchemy as sa
+    from sqlalchemy import event
+    from sqlalchemy.pool import NullPool
+
+    if location.path is not None:
+        path = location.path
+
+        def connect() -> sqlite3.Connection:  # BUSY_TIMEOUT read at every connection (tests lower it)
+            db = sqlite3.connect(path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False)
+            db.execute("PRAGMA foreign_keys=ON")
+            return db
+
+        # a connection per use, as SQLite is meant to be used by several processes: nothing is held open
+        engine = sa.create_engine("sqlite://", creator=connect, poolclass=NullPool)
+
+        @event.listens_for(engine, "begin")
+        def begin(conn: sa.Connection) -> None:  # the driver leaves transactions to us (isolation_level=None)
+            conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("immediate") else "BEGIN")
+
+        first = connect()  # write-ahead logging: readers never wait for a writer (kept in the file)
+        try:
+            if first.execute("PRAGMA journal_mode").fetchone() != ("wal",):
+                first.execute("PRAGMA journal_mode=WAL")
+        finally:
+            first.close()
+        return engine
+    try:
+        import psycopg  # noqa: F401  (the driver: said in one line when it is missing)
+    except ImportError:
+        raise ConfigError(f"{location.shown}: a PostgreSQL store needs psycopg 3: pip install "
+                          "'citation-core[postgres]'") from None
+    return sa.create_engine(location.url, pool_pre_ping=True, pool_size=5, max_overflow=10, pool_timeout=30)
+
+
+def _retryable(exc: Exception) -> bool:
+    """A write that may succeed when tried again: SQLite's lock, PostgreSQL's serialization failure or deadlock."""
+    orig = getattr(exc, "orig", None)
+    if isinstance(orig, sqlite3.OperationalError):
+        return "locked" in str(orig) or "busy" in str(orig)
+    return getattr(orig, "sqlstate", None) in ("40001", "40P01")
+
+
+def _reason(exc: Exception) -> str:
+    """The driver's own message, first line."""
+    orig = getattr(exc, "orig", None) or exc
+    return (str(orig).strip().splitlines() or [type(orig).__name__])[0]
