@@ -9,6 +9,7 @@ Run: python scripts/author_vectors.py
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -235,6 +236,182 @@ def resolve(text: str, matches: list[dict[str, Any]], pattern: str) -> list[dict
     return out
 
 
+# --- chips as the Artemis client draws them ----------------------------------------------------------
+# A line-by-line transcription of the Artemis client's parser (ls1intum/Artemis,
+# src/main/webapp/app/iris/overview/citation-text/iris-citation-text.util.ts and .model.ts at commit
+# ARTEMIS_UTIL_COMMIT): tokenizeText, collectAdjacentCitations, parseCitation, parseTrailingVersion,
+# resolveCitationTypeClass, getCitationLabelText. It computes each case's "artemis" expectation (groups
+# of chips with kind, label and pinned version); the cases transcribed from the Artemis spec below also
+# state by hand what the spec asserts, and main() checks the two agree.
+ARTEMIS_UTIL = "src/main/webapp/app/iris/overview/citation-text/iris-citation-text.util.ts"
+ARTEMIS_UTIL_COMMIT = "1bd9841bf345a4c961d87e8f63f4a71acd480002"
+ARTEMIS_SPEC = "src/main/webapp/app/iris/overview/citation-text/iris-citation-text.component.spec.ts"
+ARTEMIS_SPEC_VERSION = "the version with the 'Citation revisions' and 'Citation click' blocks (va/vt version fields)"
+ARTEMIS_CITATION_REGEX = re.compile(r"\[cite:[LF]:[^:\[\]]+:[^:\[\]]*:[^:\[\]]*:[^:\[\]]*:[^:\[\]]*:[^\[\]]*\]")
+ARTEMIS_VERSION_FIELD = re.compile(r"v([at])([0-9]+)")
+JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"  # JavaScript's \s and trim()
+
+
+def artemis_parse(raw: str) -> dict[str, Any] | None:
+    parts = raw[len("[cite:"):-1].split(":")
+    if len(parts) < 7 or parts[0] not in ("L", "F") or not parts[1]:
+        return None
+    version = None
+    if len(parts) >= 8:
+        vm = ARTEMIS_VERSION_FIELD.fullmatch(parts[-1])
+        if vm:
+            version = {"kind": "video" if vm[1] == "t" else "attachment", "version": vm[2]}
+    t, page, start, end, keyword = parts[0], parts[2], parts[3], parts[4], parts[5]
+    kind = "faq" if t == "F" else "video" if (start or end) else "slide" if page else "source"
+    label = keyword.strip(JS_SPACE) or ("FAQ" if t == "F" else "Source")
+    return {"kind": kind, "label": label, "version": version}
+
+
+def artemis_groups(text: str) -> list[dict[str, Any]]:
+    tokens: list[tuple[str, str, int]] = []  # (type, value, start)
+    last = 0
+    for mt in ARTEMIS_CITATION_REGEX.finditer(text):
+        if mt.start() > last:
+            tokens.append(("text", text[last:mt.start()], last))
+        tokens.append(("citation", mt[0], mt.start()))
+        last = mt.end()
+    if last < len(text):
+        tokens.append(("text", text[last:], last))
+    out: list[dict[str, Any]] = []
+    i = 0
+    while i < len(tokens):
+        if tokens[i][0] == "text":
+            i += 1
+            continue
+        group = [tokens[i]]
+        j = i + 1
+        while j < len(tokens):
+            if tokens[j][0] == "text" and tokens[j][1].strip(JS_SPACE) == "":
+                j += 1
+            elif tokens[j][0] == "citation":
+                group.append(tokens[j])
+                j += 1
+            else:
+                break
+        parsed = [artemis_parse(g[1]) for g in group]
+        span = [group[0][2], group[-1][2] + len(group[-1][1])]
+        out.append({"span": span, "chips": None if any(x is None for x in parsed) else parsed})
+        i = j
+    return out
+
+
+def chip(kind: str, label: str, version: tuple[str, str] | None = None) -> dict[str, Any]:
+    return {"kind": kind, "label": label,
+            "version": None if version is None else {"kind": version[0], "version": version[1]}}
+
+
+ARTEMIS_CASES: list[dict[str, Any]] = []
+
+
+def spec(test: str, text: str, groups: list[list[dict[str, Any]]], note: str = "", suffix: str = "") -> None:
+    """A case of the Artemis spec: ``groups`` is what the spec's assertions (and the code) give, by hand."""
+    name = f"artemis: {test}{suffix}"
+    ARTEMIS_CASES.append({"name": name, "note": note, "text": text, "groups": groups,
+                          "source": {"file": ARTEMIS_SPEC, "version": ARTEMIS_SPEC_VERSION, "test": test,
+                                     "parser": f"{ARTEMIS_UTIL} @ {ARTEMIS_UTIL_COMMIT}"}})
+
+
+VA3, VT2 = ("attachment", "3"), ("video", "2")
+spec("renders text without citations", "Hello world", [])
+spec("renders single citation with summary and lecture info", "Hello [cite:L:7::::Keyword:Summary] world",
+     [[chip("source", "Keyword")]])
+spec("hides unit row when lectureUnitTitle is empty but still shows lecture", "[cite:L:7::::MyKeyword:Summary]",
+     [[chip("source", "MyKeyword")]])
+spec("hides lecture metadata when no unit or lecture title is available", "[cite:L:7:::::Summary]",
+     [[chip("source", "Source")]])
+spec("renders group without summary section", "[cite:L:1:::::] [cite:L:2:::::]",
+     [[chip("source", "Source"), chip("source", "Source")]])
+spec("does not render navigation controls when group has only one summary", "[cite:L:1::::One:Summary] [cite:L:2:::::]",
+     [[chip("source", "One"), chip("source", "Source")]])
+spec("keeps citation bubble text unchanged when navigating grouped summaries",
+     "[cite:L:1:5:::FirstKeyword:S1] [cite:F:2::::SecondKeyword:S2]",
+     [[chip("slide", "FirstKeyword"), chip("faq", "SecondKeyword")]], note="a group takes its first member's kind")
+for test in ("adjusts tooltip shift based on overflow", "positions tooltip above when there is sufficient space",
+             "positions tooltip below when it overflows boundary top",
+             "works correctly with both horizontal and vertical collision", "adds flipped class when positioned below",
+             "removes flipped class when positioned above", "removes flipped class on mouseout"):
+    spec(test, "[cite:L:7::::Key:Summary]", [[chip("source", "Key")]], note="the spec's setupTooltip marker")
+spec("jumps to the exact page when the slides still have the pinned version", "[cite:L:42:7:::Key:Summary:va3]",
+     [[chip("slide", "Key", VA3)]])
+spec("opens the unit only and warns when the slides changed", "[cite:L:42:7:::Key:Summary:va3]",
+     [[chip("slide", "Key", VA3)]])
+spec("jumps to the timestamp when the transcription still has the pinned version",
+     "[cite:L:42::120:180:Key:Summary:vt2]", [[chip("video", "Key", VT2)]])
+spec("leaves out the companion slide of a video citation", "[cite:L:42:7:120:180:Key:Summary:vt2]",
+     [[chip("video", "Key", VT2)]])
+spec("compares a video citation against the transcription, not against the slides",
+     "[cite:L:42:7:120:180:Key:Summary:vt2]", [[chip("video", "Key", VT2)]])
+spec("compares a citation carrying only an end time against the slides", "[cite:L:42:7::180:Key:Summary:va3]",
+     [[chip("video", "Key", VA3)]],
+     note="an end alone makes a video chip, while its version field is the attachment's (it opens page 7)")
+spec("opens the unit only and reports an error when the material is gone", "[cite:L:42:7:::Key:Summary:va3]",
+     [[chip("slide", "Key", VA3)]])
+spec("reports an unverifiable citation rather than a gone one when the video outlived its transcription",
+     "[cite:L:42::120:180:Key:Summary:vt2]", [[chip("video", "Key", VT2)]])
+spec("does not ask the server for a citation written before versions existed", "[cite:L:42:7:::Key:Summary]",
+     [[chip("slide", "Key")]])
+spec("withholds the exact position when the check could not be made", "[cite:L:42:7:::Key:Summary:va3]",
+     [[chip("slide", "Key", VA3)]])
+for status in (403, 404):
+    spec("says nothing itself when the unit is unreachable (%i)", "[cite:L:42:7:::Key:Summary:va3]",
+         [[chip("slide", "Key", VA3)]], suffix=f" [{status}]")
+spec("does not navigate when the lecture unit is gone", "[cite:L:42:7:::Key:Summary:va3]",
+     [[chip("slide", "Key", VA3)]])
+spec("does not navigate for FAQ citations", "[cite:F:9::::Key:Summary]", [[chip("faq", "Key")]])
+spec("parses a citation with a summary containing colons", "[cite:L:42:5:10:20:Key:Summary:with:colon]",
+     [[chip("video", "Key")]], note="start 10 and page 5: video wins")
+spec("resolves citation type classes", "[cite:F:1:::::]", [[chip("faq", "FAQ")]], suffix=" [faq]")
+spec("resolves citation type classes", "[cite:L:1::00:01::]", [[chip("video", "Source")]], suffix=" [video]",
+     note="the spec's start is \"00:01\", which a marker cannot carry (fields split on colons): written out it is "
+          "start \"00\" and end \"01\"; either one alone makes a video chip, numbers or not")
+spec("resolves citation type classes", "[cite:L:1::00.01:::]", [[chip("video", "Source")]],
+     suffix=" [video, not seconds]", note="a start that is not a number of seconds still makes a video chip")
+spec("resolves citation type classes", "[cite:L:1:3::::]", [[chip("slide", "Source")]], suffix=" [slide]")
+spec("resolves citation type classes", "[cite:L:1:::::]", [[chip("source", "Source")]], suffix=" [source]")
+spec("formats citation labels with escaping and fallbacks", "[cite:L:1::::<b>Key</b>:]",
+     [[chip("source", "<b>Key</b>")]], suffix=" [escaping]",
+     note="the label text; the client escapes it when it writes HTML")
+spec("formats citation labels with escaping and fallbacks", "[cite:L:1:::::]", [[chip("source", "Source")]],
+     suffix=" [Source]")
+spec("formats citation labels with escaping and fallbacks", "[cite:F:1:::::]", [[chip("faq", "FAQ")]], suffix=" [FAQ]")
+spec("replaces citations with custom renderers", "Hello [cite:L:7::::Keyword:Summary] world",
+     [[chip("source", "Keyword")]], suffix=" [single]")
+spec("replaces citations with custom renderers", "[cite:L:1::::One:Summary] [cite:L:1::::Two:Summary]",
+     [[chip("source", "One"), chip("source", "Two")]], suffix=" [group]")
+spec("ignores texts without citation markers", "No citations here", [])
+spec("removes citation blocks from text", "Hello [cite:L:7::::Keyword:Summary] world [cite:F:1::::FAQ:Summary]",
+     [[chip("source", "Keyword")], [chip("faq", "FAQ")]], note="text between them: two chips, no group")
+spec("escapes HTML in raw text", '<span>"&"</span>', [])
+spec("parses the pinned attachment version of a slide citation", "[cite:L:42:7:::Key:Summary:va3]",
+     [[chip("slide", "Key", VA3)]])
+spec("parses the pinned transcription version of a video citation", "[cite:L:42:7:120:180:Key:Summary:vt2]",
+     [[chip("video", "Key", VT2)]])
+spec("keeps a summary containing colons intact in front of the version field",
+     "[cite:L:42:7:::Key:Summary:with:colon:va3]", [[chip("slide", "Key", VA3)]])
+spec("treats a trailing untagged field as part of the summary", "[cite:L:42:7:::Key:Summary:with:colon]",
+     [[chip("slide", "Key")]])
+spec("does not read empty trailing fields as a version field", "[cite:L:42:7:::Key:Summary:with:colon::]",
+     [[chip("slide", "Key")]])
+spec("leaves a colon-numeric summary entirely in the summary (%s)", "[cite:L:42:7:::Key:Ratios:3:1]",
+     [[chip("slide", "Key")]], suffix=" [Ratios:3:1]")
+spec("leaves a colon-numeric summary entirely in the summary (%s)", "[cite:L:42:7:::Key:Chapter 3:1]",
+     [[chip("slide", "Key")]], suffix=" [Chapter 3:1]")
+spec("reads the version off a stamped citation whose summary contains colons and numbers",
+     "[cite:L:42:7:::Key:Ratios:3:vt1]", [[chip("slide", "Key", ("video", "1"))]],
+     note="a slide chip whose version field is the transcription's")
+
+
+def artemis_expect(text: str) -> list[dict[str, Any]]:
+    """Spans in code points, as the other expectations."""
+    return artemis_groups(text)
+
+
 def main() -> None:
     doc = {
         "description": "Contract test vectors: input text and the expected matches of each parser. "
@@ -242,12 +419,23 @@ def main() -> None:
         "them; span is [start, end) in UTF-16-agnostic code points of the text (JavaScript readers convert).",
         "cases": [
             {"name": c["name"], "note": c["note"], "text": c["text"],
-             "expect": {p: resolve(c["text"], c[p], p) for p in ("iris", "server", "client", "stored")}}
+             "source": "Citation Studio contract (DESIGN 2); artemis: the transcribed Artemis client "
+                       f"({ARTEMIS_UTIL} @ {ARTEMIS_UTIL_COMMIT})",
+             "expect": {**{p: resolve(c["text"], c[p], p) for p in ("iris", "server", "client", "stored")},
+                        "artemis": artemis_expect(c["text"])}}
             for c in CASES
         ],
+        "artemis_cases": [],
     }
+    for c in ARTEMIS_CASES:
+        got = artemis_expect(c["text"])
+        assert [g["chips"] for g in got] == c["groups"], (c["name"], got)
+        doc["artemis_cases"].append({"name": c["name"], "note": c["note"], "text": c["text"], "source": c["source"],
+                                     "expect": {"artemis": got}})
+    names = [c["name"] for c in doc["cases"]] + [c["name"] for c in doc["artemis_cases"]]
+    assert len(set(names)) == len(names), "case names are unique"
     OUT.write_text(json.dumps(doc, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    print(f"{len(CASES)} cases -> {OUT}")
+    print(f"{len(CASES)} cases and {len(ARTEMIS_CASES)} Artemis cases -> {OUT}")
 
 
 if __name__ == "__main__":

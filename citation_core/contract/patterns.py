@@ -180,3 +180,62 @@ def insert_at(text: str, insertions: Iterable[tuple[int, str]]) -> str:
         pos = offset
     pieces.append(text[pos:])
     return "".join(pieces)
+
+
+# --- chips as the Artemis client draws them (iris-citation-text.util.ts) ------------------------------
+
+ChipKind = Literal["faq", "video", "slide", "source"]
+# JavaScript's \s and String.prototype.trim (Python's differ: \x1c-\x1f and \x85 are whitespace to
+# Python, U+FEFF is not).
+JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+_JS_BLANK_RE = re.compile(f"[{JS_SPACE}]*")
+_PINNED_RE = re.compile(r"v([at])([0-9]+)")
+
+
+def chip_kind(m: MarkerMatch) -> ChipKind:
+    """The chip the Artemis client draws (resolveCitationTypeClass): "faq" for an FAQ, else "video" when
+    start or end is not empty, else "slide" when page is not empty, else "source". Any text counts: a
+    start of "00:01" makes a video chip."""
+    if m.type == "F":
+        return "faq"
+    if m.start or m.end:
+        return "video"
+    if m.page:
+        return "slide"
+    return "source"
+
+
+def chip_label(m: MarkerMatch) -> str:
+    """The chip's label (getCitationLabelText): the keyword trimmed as JavaScript trims, else "FAQ" or
+    "Source"."""
+    keyword = (m.keyword or "").strip(JS_SPACE)
+    return keyword or ("FAQ" if m.type == "F" else "Source")
+
+
+def pinned_version(m: MarkerMatch) -> dict[str, str] | None:
+    """The pinned version as the Artemis client reads it (parseTrailingVersion): ``{"kind": "attachment" |
+    "video", "version": "<digits>"}`` from a trailing ``va<N>``/``vt<N>``, else None."""
+    found = _PINNED_RE.fullmatch(m.version or "")
+    if not found:
+        return None
+    return {"kind": "video" if found[1] == "t" else "attachment", "version": found[2]}
+
+
+def artemis_groups(text: str) -> list[dict[str, Any]]:
+    """The chips the Artemis client draws for ``text`` (replaceCitationBlocks): one entry per group of
+    client-pattern markers with only whitespace between them, in order, as ``{"span": [start, end],
+    "chips": [{"kind", "label", "version"}]}`` (span from the first member's start to the last one's end).
+    A group with a member the client cannot parse would stay raw text (``"chips": None``); with the client
+    pattern every match parses, so that never happens for a plain text."""
+    groups: list[list[MarkerMatch]] = []
+    last_end: int | None = None
+    for m in parse(text, "stored"):
+        if last_end is not None and _JS_BLANK_RE.fullmatch(text, last_end, m.span[0]):
+            groups[-1].append(m)
+        else:
+            groups.append([m])
+        last_end = m.span[1]
+    return [{"span": [g[0].span[0], g[-1].span[1]],
+             "chips": [{"kind": chip_kind(m), "label": chip_label(m), "version": pinned_version(m)} for m in g]}
+            for g in groups]

@@ -4,7 +4,8 @@ import assert from "node:assert/strict";
 import { loadScript, readJson } from "./scripts.mjs";
 
 const P = loadScript("citation_parser.js");
-const CASES = readJson("citation_core", "contract", "vectors.json").cases;
+const VECTORS = readJson("citation_core", "contract", "vectors.json");
+const CASES = VECTORS.cases;
 const PARSERS = {
   iris: P.parseIris,
   server: P.parseServer,
@@ -26,6 +27,12 @@ for (const c of CASES) {
       assert.deepEqual(parse(c.text), c.expect[name]);
     });
   }
+}
+
+for (const c of [...CASES, ...VECTORS.artemis_cases]) {
+  test(`chips as the Artemis client draws them: ${c.name}`, () => {
+    assert.deepEqual(P.artemisGroups(c.text), c.expect.artemis);
+  });
 }
 
 test("spans are code points, also after astral characters", () => {
@@ -60,13 +67,16 @@ test("parseMarker accepts exactly one whole stored marker", () => {
   assert.equal(P.parseMarker("[cite:L:12:3::Split]"), null);
 });
 
-test("citationKind: faq, video, slide, source", () => {
+test("citationKind: faq, video, slide, source as the Artemis client classifies them", () => {
   const kind = (raw) => P.citationKind(P.parseMarker(raw));
   assert.equal(kind("[cite:F:17::::Exam:Open book.]"), "faq");
   assert.equal(kind("[cite:L:12::75:92:Recursion:Tree.]"), "video");
   assert.equal(kind("[cite:L:12:3:::Split:Divides.]"), "slide");
   assert.equal(kind("[cite:L:12::::Split:Divides.]"), "source");
-  assert.equal(kind("[cite:L:12:abc:::Split:Divides.]"), "source");
+  // any non-empty text counts: start or end makes a video chip, page a slide chip
+  assert.equal(kind("[cite:L:12:abc:::Split:Divides.]"), "slide");
+  assert.equal(kind("[cite:L:12::00.01::Split:Divides.]"), "video");
+  assert.equal(kind("[cite:L:12:7::180:Split:Divides.]"), "video");
 });
 
 const cite = (raw) => ({ kind: "cite", raw });
@@ -103,12 +113,14 @@ test("groupCandidates: trailing whitespace does not belong to the group", () => 
   assert.equal(g.last, 0);
 });
 
-test("groupCandidates: one broken member keeps the whole group raw", () => {
-  const groups = P.groupCandidates([cite(A), text(" "), cite(BROKEN), text(". Next "), cite(B)]);
-  assert.equal(groups.length, 2);
-  assert.equal(groups[0].members, null);
-  assert.deepEqual(groups[0].raws, [A, BROKEN]);
-  assert.equal(groups[1].members.length, 1);
+test("groupCandidates: a candidate the client cannot read stays text and ends the group", () => {
+  // the Artemis client never sees it as a citation: it is text that is not whitespace
+  const groups = P.groupCandidates([cite(A), text(" "), cite(BROKEN), text(" "), cite(B)]);
+  assert.deepEqual(
+    groups.map((g) => [g.indices, g.members === null]),
+    [[[0], false], [[2], true], [[4], false]],
+  );
+  assert.deepEqual(groups[1].raws, [BROKEN]);
 });
 
 test("groupCandidates: intermediate markers are not chips", () => {

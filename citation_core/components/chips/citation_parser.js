@@ -120,14 +120,17 @@ function parseMarker(raw) {
 }
 
 /**
- * Groups marker candidates that follow each other with only whitespace text between them.
+ * Groups marker candidates as the Artemis client groups its citations (iris-citation-text.util.ts):
+ * markers that follow each other with only whitespace text between them form one group.
  *
  * `parts` is a sequence (e.g. the child nodes of one element) of
  *   {kind: "cite", raw: "<candidate text>"}, {kind: "text", text: "..."} or {kind: "other"}.
- * Returns one entry per group, in order: {first, last, indices, raws, members}, where first/last
- * are indices into `parts` (the whitespace parts in between belong to the group), indices the
- * positions of its candidates, and members the parsed markers, or null when any member does not
- * parse (then the whole group stays raw text).
+ * A candidate that is not exactly one stored marker is no citation to the client: it stays text
+ * and, not being whitespace, ends the group before it. Returns one entry per group, in order:
+ * {first, last, indices, raws, members}, where first/last are indices into `parts` (the
+ * whitespace parts in between belong to the group), indices the positions of its candidates, and
+ * members the parsed markers, or null for a candidate that stays text (a group of its own) - and
+ * for a group in which any member fails to parse, which then stays raw text as a whole.
  */
 function groupCandidates(parts) {
   const groups = [];
@@ -142,7 +145,10 @@ function groupCandidates(parts) {
   };
   parts.forEach((part, index) => {
     const kind = part && part.kind;
-    if (kind === "cite") {
+    if (kind === "cite" && parseMarker(part.raw) === null) {
+      close();
+      groups.push({ first: index, last: index, indices: [index], raws: [String(part.raw)], members: null });
+    } else if (kind === "cite") {
       if (!current) current = { first: index, last: index, indices: [], raws: [], members: null };
       current.indices.push(index);
       current.raws.push(String(part.raw));
@@ -157,12 +163,58 @@ function groupCandidates(parts) {
   return groups;
 }
 
-/** The kind of source a parsed marker points at: "faq", "video", "slide" or "source". */
+/**
+ * The kind of chip the Artemis client draws for a parsed marker (resolveCitationTypeClass):
+ * "faq" for an FAQ, else "video" when start or end is not empty, else "slide" when page is not
+ * empty, else "source". Any text counts: "00:01" as start makes a video chip.
+ */
 function citationKind(marker) {
   if (marker.type === "F") return "faq";
-  if (/^\d+$/.test(marker.start || "")) return "video";
-  if (/^\d+$/.test(marker.page || "")) return "slide";
+  if (marker.start || marker.end) return "video";
+  if (marker.page) return "slide";
   return "source";
+}
+
+/** The chip's label as the Artemis client writes it: the keyword, trimmed, else "FAQ" or "Source". */
+function citationLabel(marker) {
+  const keyword = (marker.keyword || "").trim();
+  return keyword || (marker.type === "F" ? "FAQ" : "Source");
+}
+
+/**
+ * The pinned material version as the Artemis client reads it (parseTrailingVersion):
+ * {kind: "attachment" | "video", version: "<digits>"} from a trailing va<N> / vt<N>, else null.
+ */
+function pinnedVersion(marker) {
+  const m = /^v([at])(\d+)$/.exec(marker.version || "");
+  return m ? { kind: m[1] === "t" ? "video" : "attachment", version: m[2] } : null;
+}
+
+/**
+ * The chips the Artemis client draws for a plain text (its replaceCitationBlocks): one entry per
+ * group of client-pattern markers separated only by whitespace, in order, as
+ * {span: [start, end], chips: [{kind, label, version}]} (span in code points, from the first
+ * member's start to the last member's end). A group with a member that does not parse is
+ * {span, chips: null} (stays raw text).
+ */
+function artemisGroups(text) {
+  const source = String(text);
+  const found = parseStored(source);
+  const parts = [];
+  let pos = 0;
+  const points = Array.from(source);
+  for (const m of found) {
+    if (m.span[0] > pos) parts.push({ kind: "text", text: points.slice(pos, m.span[0]).join("") });
+    parts.push({ kind: "cite", raw: points.slice(m.span[0], m.span[1]).join(""), match: m });
+    pos = m.span[1];
+  }
+  if (pos < points.length) parts.push({ kind: "text", text: points.slice(pos).join("") });
+  return groupCandidates(parts).map((g) => ({
+    span: [parts[g.first].match.span[0], parts[g.last].match.span[1]],
+    chips: g.members
+      ? g.members.map((m) => ({ kind: citationKind(m), label: citationLabel(m), version: pinnedVersion(m) }))
+      : null,
+  }));
 }
 
 if (typeof module !== "undefined" && module && module.exports) {
@@ -174,6 +226,9 @@ if (typeof module !== "undefined" && module && module.exports) {
     parseMarker,
     groupCandidates,
     citationKind,
+    citationLabel,
+    pinnedVersion,
+    artemisGroups,
     codePointCounter,
   };
 }
