@@ -21,7 +21,7 @@ EXAMPLE = (
     "Merging is linear.[cite:L:101:6:::MERGE:Each iteration places one element after one comparison.:va1]"
     "[cite:L:101::125:131:Linear merge:Every step places one element, so merging takes linear time.:vt1] "
     "You may bring one sheet of notes.[cite:F:1::::Exam aids:One handwritten A4 sheet is allowed.]\n\n"
-    "A broken group stays text: [cite:L:101:4:::A:B][cite:L:101:oops] and code stays code: "
+    "An unreadable marker stays text: [cite:L:101:4:::A:B][cite:L:101:oops] and code stays code: "
     "`[cite:L:101:4:::Code:Not a chip]`"
 )
 
@@ -78,7 +78,15 @@ if report:
     st.table({"marker": [r.marker for r in report],
               "rendered as chip?": [f"yes · chip {r.group + 1}" if r.chip and r.group is not None else "no"
                                     for r in report],
-              "why not": [r.why or "—" for r in report]}, hide_index=True, border="horizontal")
+              "why not": [r.why or "—" for r in report],
+              "ours": [r.ours + (f" · click does nothing: {r.cannot_act}" if r.cannot_act else "") for r in report],
+              "as the Artemis client draws it": [r.artemis for r in report],
+              "same?": ["yes" if not r.differs else "DIFFERS" for r in report]},
+             hide_index=True, border="horizontal")
+    drift = [r for r in report if r.differs]
+    if drift:
+        st.warning(f"{plural(len(drift), 'marker')} drawn differently from the Artemis client: "
+                   + ", ".join(f"`{r.marker}` (ours: {r.ours}; Artemis: {r.artemis})" for r in drift))
 else:
     st.caption("No marker in this text.")
 

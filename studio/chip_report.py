@@ -4,8 +4,12 @@ The same rules as the renderer (citation_core/components/chips/chips.js with cit
 applied to the same HTML (``render_markdown``): a candidate inside code or an image's description
 never reaches the renderer; candidates separated only by whitespace form one group; a group
 becomes one chip when every member is exactly one final or stored marker (the Artemis client
-pattern), else the whole group stays text. tests/test_chips_browser.py checks this against the
+pattern); a candidate that is not one stays text and, not being whitespace, ends the group (as in the
+Artemis client, which never sees it as a citation). tests/test_chips_browser.py checks this against the
 renderer in Chromium for every contract vector.
+
+Each row also says how the Artemis client draws the marker (``artemis_groups`` of the contract, on the
+pasted text) beside how our renderer draws it, and whether our chip can act on it.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import re
 from dataclasses import dataclass
 from html.parser import HTMLParser
 
-from citation_core.contract import parse
+from citation_core.contract import artemis_groups, chip_kind, chip_label, parse
 from citation_core.errors import InputError
 from citation_core.lms.render import render_markdown
 
@@ -34,6 +38,29 @@ class CandidateRow:
     chip: bool
     why: str
     group: int | None = None  # index of the chip among the text's chips (chips in a group share it)
+    ours: str = "text"  # how our renderer draws it: "text", or "<kind> · <label>" (+ " · group of N")
+    artemis: str = "text"  # the same for the Artemis client
+    cannot_act: str = ""  # why our chip's click does nothing although it is drawn ("" when it acts or is text)
+
+    @property
+    def differs(self) -> bool:
+        return self.ours != self.artemis
+
+
+def drawn(kind: str, label: str, size: int) -> str:
+    return f"{kind} · {label}" + (f" · group of {size}" if size > 1 else "")
+
+
+def cannot_act(raw: str) -> str:
+    """Why our chip for ``raw`` (one marker) cannot use its position, as chip_model.js says it ("" when it can)."""
+    (m,) = parse(raw, "stored")
+    kind = chip_kind(m)
+    if kind == "video" and not (m.start or "").isdigit():
+        return "start is not a number of seconds: the chip cannot play it" if m.start else \
+            "no start second: the chip cannot play it"
+    if kind == "slide" and not (m.page or "").isdigit():
+        return "page is not a page number: the chip cannot open it"
+    return ""
 
 
 def parses(raw: str) -> bool:
@@ -88,7 +115,14 @@ class _Groups(HTMLParser):
     def _close(self, parts: list[tuple[str, str]]) -> None:
         group: list[str] = []
         for kind, value in [*parts, ("other", "")]:
-            if kind == "cite":
+            if kind == "cite" and not parses(value):
+                if group:
+                    self.candidates.extend((raw, self.groups, True) for raw in group)
+                    self.groups += 1
+                    group = []
+                self.candidates.append((value, self.groups, False))
+                self.groups += 1
+            elif kind == "cite":
                 group.append(value)
             elif kind == "text" and group and not value.strip():
                 continue
@@ -109,20 +143,31 @@ def chip_report(text: str) -> list[CandidateRow]:
     groups.feed(html)
     groups.close()
     pending = list(groups.candidates)
+    sizes: dict[int, int] = {}
+    for _, group, ok in pending:
+        sizes[group] = sizes.get(group, 0) + ok
+    artemis: dict[int, str] = {}  # start offset of a marker in ``text`` -> how the Artemis client draws it
+    for g in artemis_groups(text):
+        members = [m for m in parse(text, "stored") if g["span"][0] <= m.span[0] < g["span"][1]]
+        for m, c in zip(members, g["chips"] or [], strict=False):
+            artemis[m.span[0]] = drawn(c["kind"], c["label"], len(members))
     chip_ids: dict[int, int] = {}
     rows: list[CandidateRow] = []
     for match in LOOSE_RE.finditer(text):
         raw = match.group(0)
+        theirs = artemis.get(match.start(), "text")
         if "\n" in raw:
-            rows.append(CandidateRow(raw, False, LINE_BREAK))
+            rows.append(CandidateRow(raw, False, LINE_BREAK, artemis=theirs))
             continue
         if not pending or pending[0][0] != raw:
-            rows.append(CandidateRow(raw, False, NOT_A_CANDIDATE))
+            rows.append(CandidateRow(raw, False, NOT_A_CANDIDATE, artemis=theirs))
             continue
         _, group, ok = pending.pop(0)
         if ok:
             chip = chip_ids.setdefault(group, len(chip_ids))
-            rows.append(CandidateRow(raw, True, "", chip))
+            (m,) = parse(raw, "stored")
+            rows.append(CandidateRow(raw, True, "", chip, drawn(chip_kind(m), chip_label(m), sizes[group]), theirs,
+                                     cannot_act(raw)))
         else:
-            rows.append(CandidateRow(raw, False, BROKEN_GROUP if parses(raw) else UNREADABLE))
+            rows.append(CandidateRow(raw, False, BROKEN_GROUP if parses(raw) else UNREADABLE, artemis=theirs))
     return rows

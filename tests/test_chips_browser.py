@@ -209,11 +209,38 @@ def test_group_shows_plus_n_and_pages_through_summaries(preview: Preview) -> Non
     assert preview.errors == []
 
 
-def test_group_with_a_broken_member_stays_raw_text(preview: Preview) -> None:
+def test_a_marker_the_client_cannot_read_stays_text_and_splits_the_group(preview: Preview) -> None:
+    # as in the Artemis client, which never sees it as a citation: text that is not whitespace
     page = preview.open(f"One {SLIDE} {BROKEN} two {VIDEO}")
-    assert page.locator(".cite-chip").count() == 1  # only the separate video marker
+    assert page.locator(".cite-chip").count() == 2
     text = preview.body_text()
-    assert SLIDE in text and BROKEN in text
+    assert BROKEN in text and SLIDE not in text
+    assert preview.errors == []
+
+
+def test_a_group_pages_only_through_members_with_a_summary(preview: Preview) -> None:
+    preview.open("Sorted.[cite:L:12:3:::Merge step:Combines two sorted halves.:va2] [cite:L:12:4:::Split:]")
+    wrap = preview.chip("Merge step")
+    assert wrap.locator(".cite-chip__more").inner_text() == "+1"
+    wrap.locator(".cite-chip").hover()
+    tip = wrap.locator(".cite-tip")
+    tip.wait_for(state="visible")
+    assert "Combines two sorted halves" in tip.inner_text()
+    assert tip.locator(".cite-tip__pager").count() == 0, "one summary: no pager"
+    assert preview.errors == []
+
+
+def test_a_video_chip_without_seconds_does_nothing_and_says_why(preview: Preview) -> None:
+    preview.open("Clock.[cite:L:12::00.01::Clock:Written as a clock.]")
+    wrap = preview.chip("Clock")
+    assert wrap.locator(".cite-chip").get_attribute("data-kind") == "video"
+    wrap.locator(".cite-chip").hover()
+    tip = wrap.locator(".cite-tip")
+    tip.wait_for(state="visible")
+    assert "is not a number of seconds: the chip cannot play it" in tip.inner_text()
+    assert wrap.locator(".cite-chip").get_attribute("aria-disabled") == "true"
+    wrap.locator(".cite-chip").click(force=True)  # aria-disabled makes Playwright wait for "enabled"
+    assert preview.clicks() == []
     assert preview.errors == []
 
 

@@ -399,3 +399,39 @@ test("a transcript chip of a unit without a video names the transcript and opens
   assert.equal(bare.status, "gone");
   assert.equal(M.clickValue(bare, "n2").kind, "unit");
 });
+
+// ---- chips the Artemis client draws but whose position the viewer cannot use ------------------------
+
+test("a video chip whose start is not a number of seconds is drawn as video, does nothing and says why", () => {
+  const i = item("[cite:L:12::00.01::Clock:Written as a clock.]");
+  assert.equal(i.kind, "video");
+  assert.equal(i.where, "Video");
+  assert.equal(M.isClickable(i), false);
+  assert.equal(M.clickValue(i, "n"), null);
+  assert.equal(M.actionHint(i), "");
+  assert.deepEqual(i.note, { level: "warning", text: "The start “00.01” is not a number of seconds: the chip cannot play it" });
+  assert.ok(M.ariaLabel([i]).endsWith("the chip cannot play it"));
+});
+
+test("a citation with only an end time is a video chip without a start second: it does nothing", () => {
+  const i = item("[cite:L:12:7::180:End:Only an end.:va2]");
+  assert.equal(i.kind, "video");
+  assert.equal(M.clickValue(i, "n"), null);
+  assert.deepEqual(i.note, { level: "warning", text: "This video citation has no start second: the chip cannot play it" });
+});
+
+test("a slide chip whose page is not a page number does nothing and says why", () => {
+  const i = item("[cite:L:12:abc:::Page:Not a page.]");
+  assert.equal(i.kind, "slide");
+  assert.equal(M.clickValue(i, "n"), null);
+  assert.equal(M.isBlocked(i), true);
+  assert.deepEqual(i.note, { level: "warning", text: "The page “abc” is not a page number: the chip cannot open it" });
+});
+
+test("pagedMembers: the card pages only through members with a summary, as the Artemis client does", () => {
+  const withSummary = item(SLIDE);
+  const without = item("[cite:L:12:4:::Split:]");
+  assert.deepEqual(M.pagedMembers([withSummary, without, item(SLIDE2)]), [0, 2]);
+  assert.deepEqual(M.pagedMembers([without, withSummary]), [1]);
+  assert.deepEqual(M.pagedMembers([without, without]), [0], "no summary: the first member's card");
+});

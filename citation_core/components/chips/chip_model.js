@@ -123,6 +123,9 @@ function isStale(version, unit) {
  *   unknown     the unit is not in this course (never was, or deleted): not clickable
  *   unreleased  the unit is not released (``released: false``): not clickable
  *   hidden      the cited slide is hidden (its index in ``hiddenPages``): not clickable
+ *   inert       drawn as the Artemis client draws it, but without a position the viewer can use: a
+ *               video chip whose start is not a whole number of seconds (e.g. "00.01", or only an
+ *               end), a slide chip whose page is not a page number: not clickable
  */
 const STATUS = {
   faq: { clickable: false, opensUnit: false, level: "", note: "" },
@@ -132,12 +135,26 @@ const STATUS = {
   unknown: { clickable: false, opensUnit: false, level: "error", note: "This unit is not in this course: the chip cannot open it" },
   unreleased: { clickable: false, opensUnit: false, level: "warning", note: "This unit is not released yet: the chip cannot open it" },
   hidden: { clickable: false, opensUnit: false, level: "warning", note: "This slide is hidden: the chip cannot open it" },
+  inert: { clickable: false, opensUnit: false, level: "warning", note: "" }, // note depends on the field
 };
 const GONE_TEXT = {
   slide: "The cited deck no longer exists: a click opens the unit",
   page: "The cited slide is no longer in the deck: a click opens the unit",
   video: "The cited video no longer exists: a click opens the unit",
 };
+
+/** Why a chip of this kind cannot act on the marker's position ("" when it can). */
+function inertText(kind, marker) {
+  if (kind === "video" && toInt(marker.start) === null) {
+    return marker.start
+      ? `The start ${quoted(marker.start)} is not a number of seconds: the chip cannot play it`
+      : "This video citation has no start second: the chip cannot play it";
+  }
+  if (kind === "slide" && toInt(marker.page) === null) {
+    return `The page ${quoted(marker.page)} is not a page number: the chip cannot open it`;
+  }
+  return "";
+}
 
 function isKnownUnit(unit) {
   return Object.keys(asObject(unit)).length > 0;
@@ -178,7 +195,8 @@ function describe(marker, units, faqs, evidence) {
   const page = toInt(marker.page);
   const start = toInt(marker.start);
   const end = toInt(marker.end);
-  const { status, gone } = chipStatus(kind, unit, page, marker.version);
+  const inert = kind === "faq" ? "" : inertText(kind, marker);
+  const { status, gone } = inert ? { status: "inert", gone: "" } : chipStatus(kind, unit, page, marker.version);
   const stale = status === "changed";
   // heading: the tooltip header; spoken: the position in the aria-label ("" when there is none)
   let heading = { text: KIND_LABEL[kind], title: "" };
@@ -189,7 +207,9 @@ function describe(marker, units, faqs, evidence) {
     heading = slideHeading(slide);
     if (slide.known) spoken = slidePhrase(slide);
   }
-  if (kind === "video") {
+  if (kind === "video" && start === null) {
+    heading = { text: transcriptOnly(unit) ? "Transcript" : KIND_LABEL.video, title: "" };
+  } else if (kind === "video") {
     const range = videoRange(start, end);
     heading = { text: `${transcriptOnly(unit) ? "Transcript" : KIND_LABEL.video} · ${range}`, title: "" };
     spoken = range;
@@ -219,7 +239,7 @@ function describe(marker, units, faqs, evidence) {
     stale,
     // the unit says the cited deck, video or slide is not there: open the unit instead
     unavailable: status === "gone",
-    note: statusNote(status, gone),
+    note: status === "inert" ? { level: STATUS.inert.level, text: inert } : statusNote(status, gone),
   };
 }
 
@@ -310,6 +330,15 @@ function moreLabel(items) {
   return items.length > 1 ? `+${items.length - 1}` : "";
 }
 
+/**
+ * The members the tooltip pages through, as indices into `items`: those with a summary, as the Artemis
+ * client does (a pager only when more than one has one); the first member when none has a summary.
+ */
+function pagedMembers(items) {
+  const withSummary = items.map((item, index) => (item.summary ? index : -1)).filter((index) => index >= 0);
+  return withSummary.length > 0 ? withSummary : [0];
+}
+
 /** The tooltip's pager: "1 / 3". */
 function pagerText(index, count) {
   return `${index + 1} / ${count}`;
@@ -375,6 +404,7 @@ if (typeof module !== "undefined" && module && module.exports) {
     anyGone,
     moreLabel,
     pagerText,
+    pagedMembers,
     steppedIndex,
     ariaLabel,
     summaryText,

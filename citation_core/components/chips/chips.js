@@ -100,9 +100,12 @@ function el(tag, className, text) {
 function buildChip(markers, ctx, raws) {
   const items = markers.map((m, k) => describe(m, ctx.units, ctx.faqs, ctx.evidenceFor(raws ? raws[k] : null)));
   const tipId = `cite-tip-${ctx.renderId}-${ctx.nextId()}`;
+  const paged = pagedMembers(items);
   const chip = {
     items,
-    index: 0,
+    paged, // the members the card pages through (those with a summary)
+    position: 0, // index into `paged`
+    index: paged[0], // the member shown
     wrap: el("span", "cite-chip-wrap"),
     button: chipButton(items, tipId),
     tip: tooltipCard(tipId),
@@ -156,15 +159,16 @@ function tooltipCard(tipId) {
 /** Fills the card with the member at `chip.index` and updates the button to match it. */
 function showMember(chip) {
   const item = chip.items[chip.index];
-  fillTooltip(chip.tip, item, chip.index, chip.items.length, chip.page);
+  fillTooltip(chip.tip, item, chip.position, chip.paged.length, chip.page);
   setClickable(chip.button, item);
 }
 
 /** Moves the card by `step` members; `from` is the pager button used (null for the arrow keys). */
 function pageChip(chip, step, from, ctx) {
-  const nextIndex = steppedIndex(chip.index, step, chip.items.length);
-  if (nextIndex === chip.index) return;
-  chip.index = nextIndex;
+  const nextPosition = steppedIndex(chip.position, step, chip.paged.length);
+  if (nextPosition === chip.position) return;
+  chip.position = nextPosition;
+  chip.index = chip.paged[nextPosition];
   showMember(chip);
   ctx.place(chip.wrap, chip.button, chip.tip);
   // keep keyboard focus inside the card after it was rebuilt
@@ -327,7 +331,7 @@ function wireChip(chip, ctx) {
       suppressFocusOpen = true;
       button.focus({ preventScroll: true });
       suppressFocusOpen = false;
-    } else if (chip.items.length > 1 && (event.key === "ArrowLeft" || event.key === "ArrowRight")) {
+    } else if (chip.paged.length > 1 && (event.key === "ArrowLeft" || event.key === "ArrowRight")) {
       event.preventDefault();
       show();
       chip.page(event.key === "ArrowLeft" ? -1 : 1, null);

@@ -123,14 +123,17 @@ function parseMarker(raw) {
 }
 
 /**
- * Groups marker candidates that follow each other with only whitespace text between them.
+ * Groups marker candidates as the Artemis client groups its citations (iris-citation-text.util.ts):
+ * markers that follow each other with only whitespace text between them form one group.
  *
  * `parts` is a sequence (e.g. the child nodes of one element) of
  *   {kind: "cite", raw: "<candidate text>"}, {kind: "text", text: "..."} or {kind: "other"}.
- * Returns one entry per group, in order: {first, last, indices, raws, members}, where first/last
- * are indices into `parts` (the whitespace parts in between belong to the group), indices the
- * positions of its candidates, and members the parsed markers, or null when any member does not
- * parse (then the whole group stays raw text).
+ * A candidate that is not exactly one stored marker is no citation to the client: it stays text
+ * and, not being whitespace, ends the group before it. Returns one entry per group, in order:
+ * {first, last, indices, raws, members}, where first/last are indices into `parts` (the
+ * whitespace parts in between belong to the group), indices the positions of its candidates, and
+ * members the parsed markers, or null for a candidate that stays text (a group of its own) - and
+ * for a group in which any member fails to parse, which then stays raw text as a whole.
  */
 function groupCandidates(parts) {
   const groups = [];
@@ -145,7 +148,10 @@ function groupCandidates(parts) {
   };
   parts.forEach((part, index) => {
     const kind = part && part.kind;
-    if (kind === "cite") {
+    if (kind === "cite" && parseMarker(part.raw) === null) {
+      close();
+      groups.push({ first: index, last: index, indices: [index], raws: [String(part.raw)], members: null });
+    } else if (kind === "cite") {
       if (!current) current = { first: index, last: index, indices: [], raws: [], members: null };
       current.indices.push(index);
       current.raws.push(String(part.raw));
@@ -160,12 +166,58 @@ function groupCandidates(parts) {
   return groups;
 }
 
-/** The kind of source a parsed marker points at: "faq", "video", "slide" or "source". */
+/**
+ * The kind of chip the Artemis client draws for a parsed marker (resolveCitationTypeClass):
+ * "faq" for an FAQ, else "video" when start or end is not empty, else "slide" when page is not
+ * empty, else "source". Any text counts: "00:01" as start makes a video chip.
+ */
 function citationKind(marker) {
   if (marker.type === "F") return "faq";
-  if (/^\d+$/.test(marker.start || "")) return "video";
-  if (/^\d+$/.test(marker.page || "")) return "slide";
+  if (marker.start || marker.end) return "video";
+  if (marker.page) return "slide";
   return "source";
+}
+
+/** The chip's label as the Artemis client writes it: the keyword, trimmed, else "FAQ" or "Source". */
+function citationLabel(marker) {
+  const keyword = (marker.keyword || "").trim();
+  return keyword || (marker.type === "F" ? "FAQ" : "Source");
+}
+
+/**
+ * The pinned material version as the Artemis client reads it (parseTrailingVersion):
+ * {kind: "attachment" | "video", version: "<digits>"} from a trailing va<N> / vt<N>, else null.
+ */
+function pinnedVersion(marker) {
+  const m = /^v([at])(\d+)$/.exec(marker.version || "");
+  return m ? { kind: m[1] === "t" ? "video" : "attachment", version: m[2] } : null;
+}
+
+/**
+ * The chips the Artemis client draws for a plain text (its replaceCitationBlocks): one entry per
+ * group of client-pattern markers separated only by whitespace, in order, as
+ * {span: [start, end], chips: [{kind, label, version}]} (span in code points, from the first
+ * member's start to the last member's end). A group with a member that does not parse is
+ * {span, chips: null} (stays raw text).
+ */
+function artemisGroups(text) {
+  const source = String(text);
+  const found = parseStored(source);
+  const parts = [];
+  let pos = 0;
+  const points = Array.from(source);
+  for (const m of found) {
+    if (m.span[0] > pos) parts.push({ kind: "text", text: points.slice(pos, m.span[0]).join("") });
+    parts.push({ kind: "cite", raw: points.slice(m.span[0], m.span[1]).join(""), match: m });
+    pos = m.span[1];
+  }
+  if (pos < points.length) parts.push({ kind: "text", text: points.slice(pos).join("") });
+  return groupCandidates(parts).map((g) => ({
+    span: [parts[g.first].match.span[0], parts[g.last].match.span[1]],
+    chips: g.members
+      ? g.members.map((m) => ({ kind: citationKind(m), label: citationLabel(m), version: pinnedVersion(m) }))
+      : null,
+  }));
 }
 
 if (typeof module !== "undefined" && module && module.exports) {
@@ -177,6 +229,9 @@ if (typeof module !== "undefined" && module && module.exports) {
     parseMarker,
     groupCandidates,
     citationKind,
+    citationLabel,
+    pinnedVersion,
+    artemisGroups,
     codePointCounter,
   };
 }
@@ -307,6 +362,9 @@ function isStale(version, unit) {
  *   unknown     the unit is not in this course (never was, or deleted): not clickable
  *   unreleased  the unit is not released (``released: false``): not clickable
  *   hidden      the cited slide is hidden (its index in ``hiddenPages``): not clickable
+ *   inert       drawn as the Artemis client draws it, but without a position the viewer can use: a
+ *               video chip whose start is not a whole number of seconds (e.g. "00.01", or only an
+ *               end), a slide chip whose page is not a page number: not clickable
  */
 const STATUS = {
   faq: { clickable: false, opensUnit: false, level: "", note: "" },
@@ -316,12 +374,26 @@ const STATUS = {
   unknown: { clickable: false, opensUnit: false, level: "error", note: "This unit is not in this course: the chip cannot open it" },
   unreleased: { clickable: false, opensUnit: false, level: "warning", note: "This unit is not released yet: the chip cannot open it" },
   hidden: { clickable: false, opensUnit: false, level: "warning", note: "This slide is hidden: the chip cannot open it" },
+  inert: { clickable: false, opensUnit: false, level: "warning", note: "" }, // note depends on the field
 };
 const GONE_TEXT = {
   slide: "The cited deck no longer exists: a click opens the unit",
   page: "The cited slide is no longer in the deck: a click opens the unit",
   video: "The cited video no longer exists: a click opens the unit",
 };
+
+/** Why a chip of this kind cannot act on the marker's position ("" when it can). */
+function inertText(kind, marker) {
+  if (kind === "video" && toInt(marker.start) === null) {
+    return marker.start
+      ? `The start ${quoted(marker.start)} is not a number of seconds: the chip cannot play it`
+      : "This video citation has no start second: the chip cannot play it";
+  }
+  if (kind === "slide" && toInt(marker.page) === null) {
+    return `The page ${quoted(marker.page)} is not a page number: the chip cannot open it`;
+  }
+  return "";
+}
 
 function isKnownUnit(unit) {
   return Object.keys(asObject(unit)).length > 0;
@@ -362,7 +434,8 @@ function describe(marker, units, faqs, evidence) {
   const page = toInt(marker.page);
   const start = toInt(marker.start);
   const end = toInt(marker.end);
-  const { status, gone } = chipStatus(kind, unit, page, marker.version);
+  const inert = kind === "faq" ? "" : inertText(kind, marker);
+  const { status, gone } = inert ? { status: "inert", gone: "" } : chipStatus(kind, unit, page, marker.version);
   const stale = status === "changed";
   // heading: the tooltip header; spoken: the position in the aria-label ("" when there is none)
   let heading = { text: KIND_LABEL[kind], title: "" };
@@ -373,7 +446,9 @@ function describe(marker, units, faqs, evidence) {
     heading = slideHeading(slide);
     if (slide.known) spoken = slidePhrase(slide);
   }
-  if (kind === "video") {
+  if (kind === "video" && start === null) {
+    heading = { text: transcriptOnly(unit) ? "Transcript" : KIND_LABEL.video, title: "" };
+  } else if (kind === "video") {
     const range = videoRange(start, end);
     heading = { text: `${transcriptOnly(unit) ? "Transcript" : KIND_LABEL.video} · ${range}`, title: "" };
     spoken = range;
@@ -403,7 +478,7 @@ function describe(marker, units, faqs, evidence) {
     stale,
     // the unit says the cited deck, video or slide is not there: open the unit instead
     unavailable: status === "gone",
-    note: statusNote(status, gone),
+    note: status === "inert" ? { level: STATUS.inert.level, text: inert } : statusNote(status, gone),
   };
 }
 
@@ -494,6 +569,15 @@ function moreLabel(items) {
   return items.length > 1 ? `+${items.length - 1}` : "";
 }
 
+/**
+ * The members the tooltip pages through, as indices into `items`: those with a summary, as the Artemis
+ * client does (a pager only when more than one has one); the first member when none has a summary.
+ */
+function pagedMembers(items) {
+  const withSummary = items.map((item, index) => (item.summary ? index : -1)).filter((index) => index >= 0);
+  return withSummary.length > 0 ? withSummary : [0];
+}
+
 /** The tooltip's pager: "1 / 3". */
 function pagerText(index, count) {
   return `${index + 1} / ${count}`;
@@ -559,6 +643,7 @@ if (typeof module !== "undefined" && module && module.exports) {
     anyGone,
     moreLabel,
     pagerText,
+    pagedMembers,
     steppedIndex,
     ariaLabel,
     summaryText,
@@ -669,9 +754,12 @@ function el(tag, className, text) {
 function buildChip(markers, ctx, raws) {
   const items = markers.map((m, k) => describe(m, ctx.units, ctx.faqs, ctx.evidenceFor(raws ? raws[k] : null)));
   const tipId = `cite-tip-${ctx.renderId}-${ctx.nextId()}`;
+  const paged = pagedMembers(items);
   const chip = {
     items,
-    index: 0,
+    paged, // the members the card pages through (those with a summary)
+    position: 0, // index into `paged`
+    index: paged[0], // the member shown
     wrap: el("span", "cite-chip-wrap"),
     button: chipButton(items, tipId),
     tip: tooltipCard(tipId),
@@ -725,15 +813,16 @@ function tooltipCard(tipId) {
 /** Fills the card with the member at `chip.index` and updates the button to match it. */
 function showMember(chip) {
   const item = chip.items[chip.index];
-  fillTooltip(chip.tip, item, chip.index, chip.items.length, chip.page);
+  fillTooltip(chip.tip, item, chip.position, chip.paged.length, chip.page);
   setClickable(chip.button, item);
 }
 
 /** Moves the card by `step` members; `from` is the pager button used (null for the arrow keys). */
 function pageChip(chip, step, from, ctx) {
-  const nextIndex = steppedIndex(chip.index, step, chip.items.length);
-  if (nextIndex === chip.index) return;
-  chip.index = nextIndex;
+  const nextPosition = steppedIndex(chip.position, step, chip.paged.length);
+  if (nextPosition === chip.position) return;
+  chip.position = nextPosition;
+  chip.index = chip.paged[nextPosition];
   showMember(chip);
   ctx.place(chip.wrap, chip.button, chip.tip);
   // keep keyboard focus inside the card after it was rebuilt
@@ -896,7 +985,7 @@ function wireChip(chip, ctx) {
       suppressFocusOpen = true;
       button.focus({ preventScroll: true });
       suppressFocusOpen = false;
-    } else if (chip.items.length > 1 && (event.key === "ArrowLeft" || event.key === "ArrowRight")) {
+    } else if (chip.paged.length > 1 && (event.key === "ArrowLeft" || event.key === "ArrowRight")) {
       event.preventDefault();
       show();
       chip.page(event.key === "ArrowLeft" ? -1 : 1, null);
