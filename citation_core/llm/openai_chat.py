@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import concurrent.futures
 import contextlib
 import functools
 import json
@@ -37,7 +38,8 @@ def _ssl_context() -> ssl.SSLContext:
 
 class OpenAIChatModel:
     """Calls from any thread, one at a time per caller: each runs on the process's model-call loop
-    (``_CallLoop``) through the one async client of this model there, and is cut when its time is up."""
+    (``_CallLoop``) through the one async client of this model's configuration there, and is cut when its
+    time is up."""
 
     offline = False
 
@@ -50,19 +52,19 @@ class OpenAIChatModel:
         return _call_loop().run(self.config, request)
 
     def open_session(self) -> OpenAIChatSession:
-        """A new async client, for many calls at once from one event loop (see ``OpenAIChatSession``)."""
+        """Many calls at once from one event loop (see ``OpenAIChatSession``)."""
         return OpenAIChatSession(self.config)
 
 
 class OpenAIChatSession:
-    """One pass's calls to this model through one ``openai.AsyncOpenAI``: placement, then all keyword and
-    summary calls at once (``pipeline.model_calls.ModelCalls``).
+    """One pass's calls to this model from the pass's event loop: placement, then all keyword and summary
+    calls at once (``pipeline.model_calls.ModelCalls``).
 
-    Built and sent from one event loop, a fan-out's requests leave together; from one thread each, every
-    request waited for the GIL behind the others' SDK work. Placement has already set the client up and
-    left a connection open. The session owns its connection pool (the SDK's limits: 1,000 connections,
-    100 kept alive, so a fan-out is never queued) and shares only the TLS configuration. Use it from one
-    event loop and ``aclose`` it there.
+    Each call is handed to the process's model-call loop and awaited: there the one client of this model's
+    configuration sends it, so a fan-out's requests leave together, and every pass (and every other call)
+    reuses the connections the calls before it left open instead of opening and securing its own (the
+    SDK's pool limits: 1,000 connections, 100 kept alive, so a fan-out is never queued). Cancelling a call
+    here cancels it there. ``aclose`` leaves the shared client open; it is closed when the process exits.
     """
 
     offline = False
@@ -71,13 +73,12 @@ class OpenAIChatSession:
         self.config = config
         self.model_id = config.id
         self.model_name = config.model
-        self._client = _async_client(config)
 
     async def complete(self, request: LlmRequest) -> LlmResponse:
-        return await _complete(self._client, self.config, request)
+        return await asyncio.wrap_future(_call_loop().submit(self.config, request))
 
     async def aclose(self) -> None:
-        await self._client.close()
+        return None
 
 
 def _async_client(config: ModelConfig) -> openai.AsyncOpenAI:
@@ -171,18 +172,20 @@ def _kept(error: ModelCallError, text: list[str]) -> ModelCallError:
 
 
 class _CallLoop:
-    """An event loop in a thread of its own that runs this process's synchronous model calls.
+    """An event loop in a thread of its own that runs this process's model calls.
 
-    A call made from any thread is handed to the loop and waited for; on the loop it can be cut at its
-    time limit wherever it is (a blocking read in the caller's thread could not be). Each model has one
-    async client here, made at its first call and reused by every later one, so its connections stay
-    open between calls; all are closed when the process exits.
+    A call made from any thread (or a pass's event loop) is handed to the loop and waited for; on the loop
+    it can be cut at its time limit wherever it is (a blocking read in the caller's thread could not be).
+    Each model configuration (server, key, timeout, retries: ``_client_key``) has one async client here,
+    made at its first call and reused by every later one, so its connections stay open between calls and
+    passes (an HTTPS connection is set up once, not once per pass); all are closed when the process exits.
+    The clients are touched on the loop only, so calls from many threads at once need no lock.
     """
 
     def __init__(self) -> None:
         self.pid = os.getpid()
         self.loop = asyncio.new_event_loop()
-        self.clients: dict[tuple[ModelConfig, str], openai.AsyncOpenAI] = {}  # touched on the loop only
+        self.clients: dict[tuple[str | None, str, float, int], openai.AsyncOpenAI] = {}  # on the loop only
         self.thread = threading.Thread(target=self.loop.run_forever, name="model-calls", daemon=True)
         self.thread.start()
         atexit.register(self.close)
@@ -191,7 +194,7 @@ class _CallLoop:
         """The reply to ``request``; a streamed one's pieces are handed to ``request.on_delta`` on this
         (the calling) thread as they arrive."""
         pieces: queue.SimpleQueue[str | None] = queue.SimpleQueue()
-        future = asyncio.run_coroutine_threadsafe(self._complete(config, request, pieces.put), self.loop)
+        future = self.submit(config, request, pieces.put)
         future.add_done_callback(lambda _: pieces.put(None))
         try:
             if request.on_delta is not None:
@@ -202,13 +205,19 @@ class _CallLoop:
             future.cancel()  # the caller gave up (KeyboardInterrupt, say): the call stops too
             raise
 
+    def submit(self, config: ModelConfig, request: LlmRequest,
+               emit: Callable[[str], None] | None = None) -> concurrent.futures.Future[LlmResponse]:
+        """The call, started on the loop; streamed (its pieces to ``emit``, on the loop's thread) when
+        ``request.on_delta`` and ``emit`` are given. Cancelling the future cancels the call."""
+        return asyncio.run_coroutine_threadsafe(self._complete(config, request, emit), self.loop)
+
     async def _complete(self, config: ModelConfig, request: LlmRequest,
-                        emit: Callable[[str], None]) -> LlmResponse:
-        key = (config, _api_key(config))
+                        emit: Callable[[str], None] | None) -> LlmResponse:
+        key = _client_key(config)
         client = self.clients.get(key)
         if client is None:
             client = self.clients[key] = _async_client(config)
-        if request.on_delta is not None:
+        if request.on_delta is not None and emit is not None:
             return await _complete_streamed(client, config, request, emit)
         return await _complete(client, config, request)
 
@@ -235,6 +244,12 @@ def _call_loop() -> _CallLoop:
         if loop is None:
             loop = _LOOPS[pid] = _CallLoop()
         return loop
+
+
+def _client_key(config: ModelConfig) -> tuple[str | None, str, float, int]:
+    """What a client is made from: models that agree on these share one (model name and temperature go
+    into each request)."""
+    return (config.base_url, _api_key(config), config.timeout, config.max_retries)
 
 
 def _api_key(config: ModelConfig) -> str:

@@ -165,10 +165,11 @@ and gets the response back (``resp = yield call``), or the call's ``ModelCallErr
 class ModelCalls:
     """How one citation pass calls its models, from the one thread that runs the pass.
 
-    A model that can open a session (``openai_chat``) is called through one session, one async client
-    with its connection pool, per model, in one event loop of the pass: first the placement call, then
-    all keyword and summary tasks at once (``run``), so their requests leave together over a client
-    that placement already set up. The loop and sessions are made at the first such call and closed
+    A model that can open a session (``openai_chat``) is called through one session per model, in one
+    event loop of the pass: first the placement call, then all keyword and summary tasks at once
+    (``run``), so their requests leave together (an ``openai_chat`` session sends them through the
+    process's one client of that model configuration, whose connections the placement call, earlier
+    passes and other calls left open). The loop and sessions are made at the first such call and closed
     by ``close`` when the pass ends. Every other model (offline, scripted, a given ``ChatModel``)
     is called as ``call_model`` does: a fresh client per call, a thread per task.
 

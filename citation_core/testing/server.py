@@ -13,6 +13,11 @@ status, latency, token usage, tool calls and extra headers. Requests are served 
 recorded (:attr:`LocalChatServer.requests`) with their arrival and finish times, so tests can assert
 on concurrency with :meth:`LocalChatServer.max_overlap`.
 
+Given an ``ssl.SSLContext`` (``tls=``, with the server's certificate loaded) it serves HTTPS instead
+(``base_url`` then starts with ``https://``). It counts the connections it accepted
+(:attr:`LocalChatServer.connections_opened`) and, over TLS, the handshakes that completed
+(:attr:`LocalChatServer.tls_handshakes`), so tests can tell connections reused from ones made anew.
+
 Example::
 
     with LocalChatServer(echo_handler) as srv:
@@ -29,6 +34,7 @@ import json
 import re
 import socket
 import socketserver
+import ssl
 import threading
 import time
 import uuid
@@ -338,6 +344,13 @@ class _HTTPServer(ThreadingHTTPServer):
         self.server_name = HOST
         self.server_port = int(self.server_address[1])
 
+    def get_request(self) -> tuple[socket.socket, Any]:
+        conn, addr = super().get_request()
+        self.owner._count_connection()
+        if self.owner.tls is not None:  # the handshake happens in the connection's own thread (setup)
+            conn = self.owner.tls.wrap_socket(conn, server_side=True, do_handshake_on_connect=False)
+        return conn, addr
+
 
 class _RequestHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive; a response has a Content-Length or (a stream) is chunked
@@ -353,8 +366,22 @@ class _RequestHandler(BaseHTTPRequestHandler):
     # -- connection bookkeeping, so that stop() can close idle keep-alive connections
 
     def setup(self) -> None:
+        self._handshake_failed = False
+        if isinstance(self.request, ssl.SSLSocket):
+            try:
+                self.request.settimeout(10.0)
+                self.request.do_handshake()
+                self.request.settimeout(None)
+            except OSError:  # ssl.SSLError included: a client that does not trust the certificate, say
+                self._handshake_failed = True
+            else:
+                self._owner._count_handshake()
         super().setup()
         self._owner._register_connection(self.connection)
+
+    def handle(self) -> None:
+        if not self._handshake_failed:
+            super().handle()
 
     def finish(self) -> None:
         try:
@@ -584,11 +611,15 @@ class LocalChatServer:
 
     ``start()`` binds and starts serving (port 0 picks a free port); ``stop()`` shuts down, closes
     open connections (dropping delayed replies) and joins the thread. Also a context manager.
+    ``tls``: serve HTTPS with this server-side context (its certificate chain loaded).
     """
 
-    def __init__(self, handler: Handler, *, port: int = 0) -> None:
+    def __init__(self, handler: Handler, *, port: int = 0, tls: ssl.SSLContext | None = None) -> None:
         self.handler = handler
         self.port = port
+        self.tls = tls
+        self._opened = 0
+        self._handshakes = 0
         self._lock = threading.Lock()
         self._requests: list[RecordedRequest] = []
         self._connections: set[socket.socket] = set()
@@ -644,10 +675,22 @@ class LocalChatServer:
 
     @property
     def base_url(self) -> str:
-        """``http://127.0.0.1:PORT/v1`` (once started)."""
+        """``http://127.0.0.1:PORT/v1`` (``https://`` with ``tls``), once started."""
         if self._httpd is None:
             raise RuntimeError("LocalChatServer is not started")
-        return f"http://{HOST}:{self.port}/v1"
+        return f"{'https' if self.tls is not None else 'http'}://{HOST}:{self.port}/v1"
+
+    @property
+    def connections_opened(self) -> int:
+        """How many connections clients opened so far (each request on a kept-alive one adds none)."""
+        with self._lock:
+            return self._opened
+
+    @property
+    def tls_handshakes(self) -> int:
+        """How many TLS handshakes completed so far (0 without ``tls``)."""
+        with self._lock:
+            return self._handshakes
 
     @property
     def requests(self) -> list[RecordedRequest]:
@@ -664,6 +707,14 @@ class LocalChatServer:
     def _record(self, request: RecordedRequest) -> None:
         with self._lock:
             self._requests.append(request)
+
+    def _count_connection(self) -> None:
+        with self._lock:
+            self._opened += 1
+
+    def _count_handshake(self) -> None:
+        with self._lock:
+            self._handshakes += 1
 
     def _register_connection(self, conn: socket.socket) -> None:
         with self._lock:
