@@ -9,6 +9,9 @@
   it is missing. ``new_page`` opens pages in their own contexts and closes them afterwards.
 * ``start_app``: the real app (``tests.e2e.harness.running_app``) with its own database, stopped at
   the end of the test.
+* ``postgres_server``: one real PostgreSQL server per test worker (``citation_core.testing.postgres``);
+  skips the test with a reason when the PostgreSQL server programs are not installed.
+  ``postgres_url``: the SQLAlchemy URL of a fresh database of that server for one test, dropped after it.
 
 Code that needs a path at import time (module constants, ``parametrize`` lists) imports ``ROOT``,
 ``SAMPLE_COURSE``, ``CONTRACT_VECTORS`` or ``REAL_DIR`` from here; everything else takes the fixtures.
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -28,6 +32,7 @@ from typing import Any
 
 import pytest
 
+from citation_core.testing.postgres import PostgresServer, find_bindir, running_postgres
 from tests.e2e.harness import CHROMIUM, launch, running_app
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -154,3 +159,22 @@ def start_app(tmp_path: Path) -> Iterator[Callable[..., str]]:
             return url
 
         yield start
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """One PostgreSQL server for this test worker, stopped and removed at the end of the session."""
+    try:
+        find_bindir()
+    except RuntimeError as e:  # only a missing installation skips: a server that fails to start is an error
+        pytest.skip(str(e))
+    with running_postgres() as server:
+        yield server
+
+
+@pytest.fixture()
+def postgres_url(postgres_server: PostgresServer) -> Iterator[str]:
+    """The SQLAlchemy URL (``postgresql+psycopg://``) of a new, empty database of its own for this test."""
+    name = f"t{uuid.uuid4().hex}"
+    yield postgres_server.new_database(name)
+    postgres_server.drop_database(name)
