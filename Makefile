@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
 
-.PHONY: install install-dev run test lint typecheck pytest jstest e2e screenshots bench samples vectors component
+.PHONY: install install-dev run test lint typecheck pytest jstest e2e screenshots bench samples vectors
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -59,8 +59,3 @@ wheel-check: $(BIN)/python
 .PHONY: bench-click
 bench-click: install-dev
 	$(BIN)/python -m bench.chip_click
-
-# After editing the chip renderer (citation_parser.js, chip_model.js, chips.js): rebuild component.js, the one
-# module Streamlit serves from the installed package.
-component: $(BIN)/python
-	$(BIN)/python scripts/build_component.py

@@ -12,8 +12,8 @@ trap 'rm -rf "$work"' EXIT
 "$py" - "$work"/dist/citation_core-*.whl <<'PY'
 import sys, zipfile
 names = set(zipfile.ZipFile(sys.argv[1]).namelist())
-missing = {"citation_core/pyproject.toml", "citation_core/components/chips/component.js",
-           "citation_core/components/chips/chips.css"} - names
+missing = {"citation_core/pyproject.toml", "citation_core/components/chips/chips.css",
+           *(f"citation_core/components/chips/{m}" for m in ("chips.js", "chip_model.js", "citation_parser.js"))} - names
 assert not missing, f"the wheel lacks {sorted(missing)}"
 PY
 "$py" -m venv "$work/venv"

@@ -34,7 +34,8 @@ def chip_component() -> Callable[..., Any]:
     """Declare the component once per process and return its mount function.
 
     Installed, the package declares the renderer's folder to Streamlit (``citation_core/pyproject.toml``):
-    the component names its files, the browser loads them once, and a mount carries only its data. Else
+    the component names its entry module, the browser loads it and the modules it imports once, and a
+    mount carries only its data. Else
     (the manifest was not found, e.g. the library is imported from a bare checkout) every mount carries the
     JavaScript and CSS inline, about 55 KB, and a rerun costs more with each answer on the page.
     """

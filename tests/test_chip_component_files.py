@@ -10,13 +10,20 @@ from citation_core.lms import chips
 from tests.conftest import ROOT
 
 
-def test_the_built_component_module_is_the_sources_in_order() -> None:
-    built = (chips.ASSET_DIR / chips.COMPONENT_JS_FILE).read_text(encoding="utf-8")
-    assert built == chips.build_component_js(), (
-        "component.js is older than its sources: run `make component` (python scripts/build_component.py)")
-    # the renderer's one export comes after the scripts whose functions it uses
-    positions = [built.index(chips._read(name)) for name in chips.COMPONENT_SOURCES]
-    assert positions == sorted(positions) and built.count("export default") == 1
+def test_the_entry_module_imports_only_modules_of_the_asset_folder_that_come_before_it() -> None:
+    """The browser fetches what chips.js imports from the same folder; no copy of them exists."""
+    assert chips.COMPONENT_MODULES[-1] == chips.COMPONENT_JS_FILE
+    for k, name in enumerate(chips.COMPONENT_MODULES):
+        assert set(chips.imported_modules(name)) <= set(chips.COMPONENT_MODULES[:k]), name
+    assert chips.imported_modules(chips.COMPONENT_JS_FILE) == ["citation_parser.js", "chip_model.js"]
+    assert sorted(p.name for p in chips.ASSET_DIR.glob("*.js")) == sorted(chips.COMPONENT_MODULES)
+
+
+def test_the_joined_module_for_pages_without_module_loading_has_one_export_and_no_imports() -> None:
+    joined = chips.chip_component_js()
+    assert "\nimport " not in joined and not joined.startswith("import ")
+    assert [line for line in joined.splitlines() if line.startswith("export ")] == [
+        "export default function mountCitationChips(component) {"]
 
 
 def test_the_package_declares_the_renderer_folder_to_streamlit() -> None:

@@ -1,6 +1,10 @@
 """The citation chip renderer's assets and data, and a standalone HTML preview (no Streamlit needed).
 
-The app mounts the same JavaScript and CSS as one Streamlit custom component (components v2).
+The app mounts the same JavaScript and CSS as one Streamlit custom component (components v2). The JavaScript
+is three ES modules in the package's asset folder, served as they are: ``chips.js`` (the entry, default
+export) imports ``chip_model.js`` and ``citation_parser.js`` beside it. Where no module can be fetched (the
+standalone preview page, or a checkout Streamlit cannot find as a package), ``chip_component_js`` joins
+them into one module in memory.
 
 Data sent to the component (``data``)::
 
@@ -32,6 +36,7 @@ FAQ chips send nothing.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -42,10 +47,9 @@ from .render import render_markdown
 __all__ = [
     "COMPONENT_CSS_FILE",
     "COMPONENT_JS_FILE",
+    "COMPONENT_MODULES",
     "COMPONENT_NAME",
-    "COMPONENT_SOURCES",
     "PACKAGED_COMPONENT_NAME",
-    "build_component_js",
     "chip_component_css",
     "chip_component_js",
     "chip_data",
@@ -57,28 +61,27 @@ COMPONENT_NAME = "citation_studio_chips"
 # ``components/chips`` as the asset folder of the component "chips" of the distribution "citation-core".
 PACKAGED_COMPONENT_NAME = "citation-core.chips"
 ASSET_DIR = Path(__file__).resolve().parents[1] / "components" / "chips"
-COMPONENT_SOURCES = ("citation_parser.js", "chip_model.js", "chips.js")  # in module order
-COMPONENT_JS_FILE = "component.js"  # built from COMPONENT_SOURCES by build_component_js
+COMPONENT_MODULES = ("citation_parser.js", "chip_model.js", "chips.js")  # each imports only those before it
+COMPONENT_JS_FILE = "chips.js"  # the entry module; the browser fetches the others through its imports
 COMPONENT_CSS_FILE = "chips.css"
-_BUILT_HEADER = ("// The chip component module, built from {sources} by citation_core.lms.chips.build_component_js\n"
-                 "// (make component): edit those files, not this one.\n\n")
+_IMPORT_RE = re.compile(r'^import\s[^;]*?\sfrom\s"\./([\w.]+)";[ \t]*\n', re.MULTILINE)
+_EXPORT_RE = re.compile(r"^export (?!default )", re.MULTILINE)
 
 
 def _read(name: str) -> str:
     return (ASSET_DIR / name).read_text(encoding="utf-8")
 
 
-def build_component_js() -> str:
-    """The component module as ``component.js`` holds it: the client parser, the chip model, then the
-    renderer (default export). The first two are plain scripts (the node tests load them one by one);
-    concatenated, their functions are in scope of ``chips.js``."""
-    header = _BUILT_HEADER.format(sources=", ".join(COMPONENT_SOURCES))
-    return header + "\n\n".join(_read(name) for name in COMPONENT_SOURCES)
+def imported_modules(name: str) -> list[str]:
+    """The sibling modules ``name`` imports (``import … from "./x.js";``)."""
+    return _IMPORT_RE.findall(_read(name))
 
 
 def chip_component_js() -> str:
-    """The component module (``component.js``, see ``build_component_js``)."""
-    return _read(COMPONENT_JS_FILE)
+    """The three modules joined into one, for pages that cannot fetch them: each without its imports (the
+    modules before it are in scope) and with its named exports as plain declarations; the entry module's
+    default export stays the one export."""
+    return "\n".join(_EXPORT_RE.sub("", _IMPORT_RE.sub("", _read(name))) for name in COMPONENT_MODULES)
 
 
 def chip_component_css() -> str:

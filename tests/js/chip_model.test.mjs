@@ -3,8 +3,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { loadScript } from "./scripts.mjs";
 
-const P = loadScript("citation_parser.js");
-const M = loadScript("chip_model.js", { citationKind: P.citationKind });
+const P = await loadScript("citation_parser.js");
+const M = await loadScript("chip_model.js");
 
 const UNITS = {
   12: {

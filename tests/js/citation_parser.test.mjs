@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { loadScript, readJson } from "./scripts.mjs";
 
-const P = loadScript("citation_parser.js");
+const P = await loadScript("citation_parser.js");
 const VECTORS = readJson("citation_core", "contract", "vectors.json");
 const CASES = VECTORS.cases;
 const PARSERS = {

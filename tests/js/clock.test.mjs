@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { loadScript, readJson } from "./scripts.mjs";
 
-const { clock } = loadScript("chip_model.js", { citationKind: () => "source" });
+const { clock } = await loadScript("chip_model.js");
 const VECTORS = readJson("tests", "clock_vectors.json");
 
 test("the vector file covers both formats and the empty text", () => {

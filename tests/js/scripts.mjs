@@ -1,21 +1,14 @@
-// Loads the chip renderer's plain scripts for the node tests.
-//
-// The scripts have no imports and no `export` (citation_core/lms/chips.py concatenates them into
-// one component module), so evaluate a script's source with a CommonJS-like `module` and read what
-// its `module.exports` guard hands out. `scope` supplies the names the script expects from the
-// scripts before it in the module (e.g. `citationKind` for chip_model.js).
+// Loads the chip renderer's ES modules (citation_core/components/chips) for the node tests.
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const CHIPS = join(ROOT, "citation_core", "components", "chips");
 
-export function loadScript(name, scope = {}) {
-  const mod = { exports: {} };
-  const names = Object.keys(scope);
-  new Function("module", ...names, readFileSync(join(CHIPS, name), "utf8"))(mod, ...names.map((n) => scope[n]));
-  return mod.exports;
+/** The module `name` of the chip renderer's folder, as the browser loads it. */
+export function loadScript(name) {
+  return import(pathToFileURL(join(CHIPS, name)).href);
 }
 
 export function readJson(...parts) {

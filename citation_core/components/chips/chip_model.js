@@ -1,41 +1,39 @@
 /*
  * The chip model: what a citation chip shows and sends, as plain data. No DOM access.
  *
- * Plain functions, no imports and no `export`: citation_core/lms/chips.py concatenates
- * citation_parser.js, this file and chips.js into the component module, so `citationKind` (from
- * citation_parser.js) is in scope here and everything below is in scope of chips.js. The node
- * tests load this file through the `module.exports` guard at the end.
+ * An ES module: it imports the parser's `citationKind` and chips.js imports what it exports; the
+ * node tests import it too.
  *
  * Numbers (DESIGN.md section 3): a marker's `page` is the deck index (1-based PDF position). It is
  * what the click value carries, but text for people never shows it: a slide is named by its printed
  * number ("Slide 5"), else by its title (Unnumbered slide “Agenda”), else just "Slide".
  */
 
-/* eslint-disable no-unused-vars */
+import { citationKind } from "./citation_parser.js";
 
-const KIND_LABEL = { slide: "Slide", video: "Video", faq: "FAQ", source: "Source" };
-const STALE_TEXT = "The material changed since this answer was written";
-const NO_SUMMARY_TEXT = "No summary available.";
-const OPEN_UNIT_HINT = "Click to open the unit";
+export const KIND_LABEL = { slide: "Slide", video: "Video", faq: "FAQ", source: "Source" };
+export const STALE_TEXT = "The material changed since this answer was written";
+export const NO_SUMMARY_TEXT = "No summary available.";
+export const OPEN_UNIT_HINT = "Click to open the unit";
 
-function asObject(value) {
+export function asObject(value) {
   return value && typeof value === "object" && !Array.isArray(value) ? value : {};
 }
 
-function toInt(value) {
+export function toInt(value) {
   return /^\d+$/.test(value || "") ? Number.parseInt(value, 10) : null;
 }
 
-function textOf(value) {
+export function textOf(value) {
   if (typeof value === "number" && Number.isFinite(value)) return String(value);
   return typeof value === "string" ? value.trim() : "";
 }
 
-function quoted(text) {
+export function quoted(text) {
   return `“${text}”`;
 }
 
-function capitalized(text) {
+export function capitalized(text) {
   return text ? text[0].toUpperCase() + text.slice(1) : text;
 }
 
@@ -43,7 +41,7 @@ function capitalized(text) {
  * A video position as a clock: "M:SS" below an hour, "H:MM:SS" from an hour on (125 → "2:05",
  * 3725 → "1:02:05"). Fractions of a second are dropped; a negative or non-finite value gives "".
  */
-function clock(seconds) {
+export function clock(seconds) {
   if (typeof seconds !== "number" || !Number.isFinite(seconds) || seconds < 0) return "";
   const s = Math.trunc(seconds);
   const h = Math.floor(s / 3600);
@@ -53,7 +51,7 @@ function clock(seconds) {
 }
 
 /** "1:15–1:32", or just the start when there is no end after it. */
-function videoRange(start, end) {
+export function videoRange(start, end) {
   return end !== null && end > start ? `${clock(start)}–${clock(end)}` : clock(start);
 }
 
@@ -62,7 +60,7 @@ function videoRange(start, end) {
  * Unknown (known: false) when the unit, its slides or that page are missing, or when the chip is
  * stale (the index points into an older deck, so the current deck's number could be wrong).
  */
-function slideName(unit, page, stale) {
+export function slideName(unit, page, stale) {
   const slides = asObject(unit && unit.slides);
   const key = page === null ? null : String(page);
   if (stale || key === null || !Object.prototype.hasOwnProperty.call(slides, key)) {
@@ -77,14 +75,14 @@ function slideName(unit, page, stale) {
  * ("slide 5", no title), else an unnumbered slide with its title (may be ""), else just "slide".
  * `numbered` tells whether the words name one slide by number (no article before them).
  */
-function slideWords(name) {
+export function slideWords(name) {
   if (name.printed) return { words: `slide ${name.printed}`, title: "", numbered: true };
   if (name.known) return { words: "unnumbered slide", title: name.title, numbered: false };
   return { words: "slide", title: "", numbered: false };
 }
 
 /** The slide's name as one phrase: "slide 5", "unnumbered slide “Agenda”", "unnumbered slide", "slide". */
-function slidePhrase(name) {
+export function slidePhrase(name) {
   const { words, title } = slideWords(name);
   return title ? `${words} ${quoted(title)}` : words;
 }
@@ -93,13 +91,13 @@ function slidePhrase(name) {
  * The tooltip header as {text, title}: the title (without quotes, "" when none) is kept apart so
  * the renderer can keep its spelling while the header is set in capitals. See `headingText`.
  */
-function slideHeading(name) {
+export function slideHeading(name) {
   const { words, title } = slideWords(name);
   return { text: capitalized(words), title };
 }
 
 /** A heading as one string: "Slide 5", "Unnumbered slide “Agenda”", "Video · 1:15–1:32". */
-function headingText(heading) {
+export function headingText(heading) {
   return heading.title ? `${heading.text} ${quoted(heading.title)}` : heading.text;
 }
 
@@ -107,7 +105,7 @@ function headingText(heading) {
  * The stored version differs from the unit's current material (va: deck, vt: transcript): the
  * position was cited in other material, so it may point at the wrong slide or second.
  */
-function isStale(version, unit) {
+export function isStale(version, unit) {
   const m = /^v([at])(\d+)$/.exec(version || "");
   if (!m || !unit) return false;
   const current = m[1] === "a" ? unit.attachmentVersion : unit.videoVersion;
@@ -127,7 +125,7 @@ function isStale(version, unit) {
  *               video chip whose start is not a whole number of seconds (e.g. "00.01", or only an
  *               end), a slide chip whose page is not a page number: not clickable
  */
-const STATUS = {
+export const STATUS = {
   faq: { clickable: false, opensUnit: false, level: "", note: "" },
   current: { clickable: true, opensUnit: false, level: "", note: "" },
   changed: { clickable: true, opensUnit: true, level: "warning", note: STALE_TEXT },
@@ -137,14 +135,14 @@ const STATUS = {
   hidden: { clickable: false, opensUnit: false, level: "warning", note: "This slide is hidden: the chip cannot open it" },
   inert: { clickable: false, opensUnit: false, level: "warning", note: "" }, // note depends on the field
 };
-const GONE_TEXT = {
+export const GONE_TEXT = {
   slide: "The cited deck no longer exists: a click opens the unit",
   page: "The cited slide is no longer in the deck: a click opens the unit",
   video: "The cited video no longer exists: a click opens the unit",
 };
 
 /** Why a chip of this kind cannot act on the marker's position ("" when it can). */
-function inertText(kind, marker) {
+export function inertText(kind, marker) {
   if (kind === "video" && toInt(marker.start) === null) {
     return marker.start
       ? `The start ${quoted(marker.start)} is not a number of seconds: the chip cannot play it`
@@ -156,17 +154,17 @@ function inertText(kind, marker) {
   return "";
 }
 
-function isKnownUnit(unit) {
+export function isKnownUnit(unit) {
   return Object.keys(asObject(unit)).length > 0;
 }
 
-function hiddenPages(unit) {
+export function hiddenPages(unit) {
   const pages = Array.isArray(unit.hiddenPages) ? unit.hiddenPages : [];
   return pages.map((p) => Number(p)).filter((p) => Number.isInteger(p));
 }
 
 /** The status of a lecture chip (see STATUS) and, for "gone", what is gone: {status, gone}. */
-function chipStatus(kind, unit, page, version) {
+export function chipStatus(kind, unit, page, version) {
   if (kind === "faq") return { status: "faq", gone: "" };
   if (!isKnownUnit(unit)) return { status: "unknown", gone: "" };
   if (unit.released === false) return { status: "unreleased", gone: "" };
@@ -187,7 +185,7 @@ function chipStatus(kind, unit, page, version) {
 }
 
 /** A parsed marker plus what the chip needs to show and send. */
-function describe(marker, units, faqs, evidence) {
+export function describe(marker, units, faqs, evidence) {
   const kind = citationKind(marker);
   const keyword = (marker.keyword || "").trim() || (kind === "faq" ? KIND_LABEL.faq : KIND_LABEL.source);
   const unit = kind === "faq" ? null : asObject(asObject(units)[marker.entity_id]);
@@ -244,24 +242,24 @@ function describe(marker, units, faqs, evidence) {
 }
 
 /** The tooltip's notice for a status: {level: "warning" | "error", text}, or null when there is none. */
-function statusNote(status, gone) {
+export function statusNote(status, gone) {
   const s = STATUS[status];
   if (!s || !s.level) return null;
   return { level: s.level, text: status === "gone" ? GONE_TEXT[gone] || GONE_TEXT.slide : s.note };
 }
 
 /** FAQ chips, and chips whose unit is unknown, unreleased or whose slide is hidden, are not clickable. */
-function isClickable(item) {
+export function isClickable(item) {
   return STATUS[item.status] ? STATUS[item.status].clickable : false;
 }
 
 /** A lecture chip that cannot be opened at all: its unit is unknown or unreleased, or its slide hidden. */
-function isBlocked(item) {
+export function isBlocked(item) {
   return item.kind !== "faq" && !isClickable(item);
 }
 
 /** Whether a click opens the unit rather than a position (changed, gone, or no position). */
-function opensUnit(item) {
+export function opensUnit(item) {
   return STATUS[item.status].opensUnit || (item.kind !== "slide" && item.kind !== "video");
 }
 
@@ -270,7 +268,7 @@ function opensUnit(item) {
  * A click that opens the unit says why: ``reason`` "changed", "gone" or "position" (no position
  * cited); ``stale`` is true for "changed"; ``cited`` is the chip's kind ("slide", "video", "source").
  */
-function clickValue(item, nonce) {
+export function clickValue(item, nonce) {
   if (!isClickable(item)) return null;
   const unitId = item.marker.entity_id;
   if (opensUnit(item)) {
@@ -282,30 +280,30 @@ function clickValue(item, nonce) {
   return { kind: "video", unitId, start: item.start, end: item.end, nonce, ...quote };
 }
 
-const QUOTE_LABEL = { slide: "On the slide", video: "In the video", faq: "From the answer", source: "In the source" };
-const UNSUPPORTED_TEXT = "The cited source may not support this sentence";
+export const QUOTE_LABEL = { slide: "On the slide", video: "In the video", faq: "From the answer", source: "In the source" };
+export const UNSUPPORTED_TEXT = "The cited source may not support this sentence";
 
 /** The tooltip's quoted evidence, {label, text}, or null when the answer was stored without it. */
-function evidenceQuote(item) {
+export function evidenceQuote(item) {
   if (!item.quote) return null;
   const label = item.kind === "video" && transcriptOnly(item.unit) ? "In the transcript" : QUOTE_LABEL[item.kind];
   return { label: label || QUOTE_LABEL.source, text: quoted(item.quote) };
 }
 
 /** Whether a unit has a transcript to open but no video (an uploaded deck with its transcript, say). */
-function transcriptOnly(unit) {
+export function transcriptOnly(unit) {
   return Boolean(unit) && unit.hasVideo === false && unit.hasTranscript === true;
 }
 
 /** A warning when the support audit found the sentence unsupported by this source, else null. */
-function supportNote(item) {
+export function supportNote(item) {
   if (item.verdict !== "unsupported") return null;
   const why = item.supportReason ? ` (${item.supportReason})` : "";
   return { level: "warning", text: `${UNSUPPORTED_TEXT}${why}` };
 }
 
 /** What a click on the chip does, in words ("" when it does nothing). */
-function actionHint(item) {
+export function actionHint(item) {
   if (!isClickable(item)) return "";
   if (opensUnit(item)) return OPEN_UNIT_HINT;
   if (item.kind === "slide") {
@@ -316,17 +314,17 @@ function actionHint(item) {
   return `Click to play from ${clock(item.start)}`;
 }
 
-function anyStale(items) {
+export function anyStale(items) {
   return items.some((i) => i.stale);
 }
 
 /** Whether any member's deck, video or slide is gone. */
-function anyGone(items) {
+export function anyGone(items) {
   return items.some((i) => i.status === "gone");
 }
 
 /** The chip's "+N" for a group of N + 1 members, "" for a single one. */
-function moreLabel(items) {
+export function moreLabel(items) {
   return items.length > 1 ? `+${items.length - 1}` : "";
 }
 
@@ -334,23 +332,23 @@ function moreLabel(items) {
  * The members the tooltip pages through, as indices into `items`: those with a summary, as the Artemis
  * client does (a pager only when more than one has one); the first member when none has a summary.
  */
-function pagedMembers(items) {
+export function pagedMembers(items) {
   const withSummary = items.map((item, index) => (item.summary ? index : -1)).filter((index) => index >= 0);
   return withSummary.length > 0 ? withSummary : [0];
 }
 
 /** The tooltip's pager: "1 / 3". */
-function pagerText(index, count) {
+export function pagerText(index, count) {
   return `${index + 1} / ${count}`;
 }
 
 /** The member shown after paging `step` members from `index` (stays inside 0..count-1). */
-function steppedIndex(index, step, count) {
+export function steppedIndex(index, step, count) {
   return Math.min(count - 1, Math.max(0, index + step));
 }
 
 /** The chip button's aria-label: kind, keyword, position, group size, staleness. */
-function ariaLabel(items) {
+export function ariaLabel(items) {
   const first = items[0];
   let label = `${KIND_LABEL[first.kind]} source: ${first.keyword}`;
   if (first.spoken) label += `, ${first.spoken}`;
@@ -361,12 +359,12 @@ function ariaLabel(items) {
 }
 
 /** The tooltip's summary: {text, empty}. */
-function summaryText(item) {
+export function summaryText(item) {
   return { text: item.summary || NO_SUMMARY_TEXT, empty: !item.summary };
 }
 
 /** The tooltip's detail rows, [{label, value, missing}]: the FAQ's question, or unit and lecture. */
-function detailRows(item) {
+export function detailRows(item) {
   if (item.kind === "faq") {
     const question = (item.faq && item.faq.question) || "";
     return [{ label: "Question", value: question || `FAQ ${item.marker.entity_id} (not found)`, missing: !question }];
@@ -376,38 +374,4 @@ function detailRows(item) {
   const rows = [{ label: "Unit", value: unitTitle || `Unit ${item.marker.entity_id} (not found)`, missing: !unitTitle }];
   if (lectureTitle) rows.push({ label: "Lecture", value: lectureTitle, missing: false });
   return rows;
-}
-
-if (typeof module !== "undefined" && module && module.exports) {
-  module.exports = {
-    KIND_LABEL,
-    evidenceQuote,
-    supportNote,
-    STALE_TEXT,
-    asObject,
-    toInt,
-    clock,
-    videoRange,
-    slideName,
-    slidePhrase,
-    slideHeading,
-    headingText,
-    isStale,
-    chipStatus,
-    statusNote,
-    describe,
-    isClickable,
-    isBlocked,
-    clickValue,
-    actionHint,
-    anyStale,
-    anyGone,
-    moreLabel,
-    pagerText,
-    pagedMembers,
-    steppedIndex,
-    ariaLabel,
-    summaryText,
-    detailRows,
-  };
 }

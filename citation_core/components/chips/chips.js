@@ -1,10 +1,10 @@
 /*
  * Citation chips: the Artemis-like client renderer, one Streamlit custom component (v2).
  *
- * citation_core/lms/chips.py builds the component module from citation_parser.js, chip_model.js
- * and this file, in that order, so the parsers (parseMarker, groupCandidates, citationKind) and the
- * chip model (describe, clickValue, actionHint, ariaLabel, clock, ...) are in scope; this file only
- * draws and wires. It holds the module's one export. Data contract (`component.data`):
+ * The component's entry module (Streamlit loads it from the package's asset folder, see
+ * citation_core/lms/chips.py): it imports the parsers (parseMarker, groupCandidates, ...) from
+ * citation_parser.js and the chip model (describe, clickValue, actionHint, ariaLabel, clock, ...)
+ * from chip_model.js; this file only draws and wires. Data contract (`component.data`):
  *   {html:  answer HTML from render_markdown (pre-escaped; markers are <span class="cite-raw">),
  *    units: {"<unit id>": {lectureTitle, lectureUnitTitle, lectureId, courseId,
  *                          attachmentVersion, videoVersion, hasDeck, hasVideo,
@@ -26,6 +26,30 @@
  *   (`released: false`) or whose slide is hidden (`hiddenPages`); their tooltip says why.
  * The answer HTML is the only innerHTML; every other text goes through textContent.
  */
+
+import {
+  groupCandidates,
+} from "./citation_parser.js";
+import {
+  asObject,
+  quoted,
+  describe,
+  isClickable,
+  isBlocked,
+  clickValue,
+  evidenceQuote,
+  supportNote,
+  actionHint,
+  anyStale,
+  anyGone,
+  moreLabel,
+  pagedMembers,
+  pagerText,
+  steppedIndex,
+  ariaLabel,
+  summaryText,
+  detailRows,
+} from "./chip_model.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 

@@ -1,28 +1,26 @@
 /*
  * Citation marker parsers for the chip renderer (the Artemis client side of DESIGN 2).
  *
- * Plain functions, no imports and no `export`: the Python side prepends this file to chips.js to
- * build the component module, and the node tests load it through the `module.exports` guard at
- * the end. Every parser returns objects shaped exactly like the contract test vectors
+ * An ES module without imports: chip_model.js and chips.js import it, the browser loads it from the
+ * package's asset folder beside them, and the node tests import it. Every parser returns objects
+ * shaped exactly like the contract test vectors
  * (citation_core/contract/vectors.json):
  *   {span: [start, end], type, entity_id, page, start, end, keyword, summary, seq, version}
  * Field values are strings exactly as written, null where the pattern does not carry them;
  * `span` is in Unicode code points (the vectors use Python offsets), not JavaScript UTF-16 units.
  */
 
-/* eslint-disable no-unused-vars */
-
 // Iris intermediate pattern. Python's \d is any Unicode decimal digit: \p{Nd} mirrors it.
-const IRIS_PATTERN = /\[cite:([LF]):([^:\]]*):([^:\]]*):([^:\]]*):([^:\]]*)!(\p{Nd}+)\]/gu;
+export const IRIS_PATTERN = /\[cite:([LF]):([^:\]]*):([^:\]]*):([^:\]]*):([^:\]]*)!(\p{Nd}+)\]/gu;
 // Artemis server pattern (IrisCitationService, Java: \d is ASCII only), with capture groups.
-const SERVER_PATTERN = /\[cite:(L):([0-9]+):([^:\]]*):([^:\]]*):([^:\]]*):([^:\]]*):([^\]]*)\]/gu;
+export const SERVER_PATTERN = /\[cite:(L):([0-9]+):([^:\]]*):([^:\]]*):([^:\]]*):([^:\]]*):([^\]]*)\]/gu;
 // Artemis client pattern (iris-citation-text.model.ts), verbatim.
-const CLIENT_PATTERN = /\[cite:[LF]:[^:[\]]+:[^:[\]]*:[^:[\]]*:[^:[\]]*:[^:[\]]*:[^[\]]*\]/g;
+export const CLIENT_PATTERN = /\[cite:[LF]:[^:[\]]+:[^:[\]]*:[^:[\]]*:[^:[\]]*:[^:[\]]*:[^[\]]*\]/g;
 // A version field is the last ":"-part of the summary when it matches this.
-const VERSION_FIELD = /^v[at][0-9]+$/;
+export const VERSION_FIELD = /^v[at][0-9]+$/;
 
 /** Converts UTF-16 indices of one text to code-point offsets (indices must not decrease). */
-function codePointCounter(text) {
+export function codePointCounter(text) {
   let unit = 0;
   let points = 0;
   return function toCodePoints(index) {
@@ -38,7 +36,7 @@ function codePointCounter(text) {
   };
 }
 
-function markerMatch(span, type, entityId, page, start, end, keyword, summary, seq, version) {
+export function markerMatch(span, type, entityId, page, start, end, keyword, summary, seq, version) {
   return {
     span,
     type,
@@ -53,12 +51,12 @@ function markerMatch(span, type, entityId, page, start, end, keyword, summary, s
   };
 }
 
-function freshPattern(pattern) {
+export function freshPattern(pattern) {
   return new RegExp(pattern.source, pattern.flags);
 }
 
 /** Intermediate markers `[cite:type:id:page:start:end!seq]` (what Iris accepts). */
-function parseIris(text) {
+export function parseIris(text) {
   const toPoints = codePointCounter(String(text));
   const out = [];
   for (const m of String(text).matchAll(freshPattern(IRIS_PATTERN))) {
@@ -69,7 +67,7 @@ function parseIris(text) {
 }
 
 /** Final/stored markers as the Artemis server resolves them (L only, numeric id). */
-function parseServer(text) {
+export function parseServer(text) {
   const toPoints = codePointCounter(String(text));
   const out = [];
   for (const m of String(text).matchAll(freshPattern(SERVER_PATTERN))) {
@@ -80,7 +78,7 @@ function parseServer(text) {
 }
 
 /** The Artemis client: client pattern, split on ":", at least 7 parts, summary = parts 6.. joined. */
-function parseClientWith(text, splitVersion) {
+export function parseClientWith(text, splitVersion) {
   const source = String(text);
   const toPoints = codePointCounter(source);
   const out = [];
@@ -100,17 +98,17 @@ function parseClientWith(text, splitVersion) {
   return out;
 }
 
-function parseClient(text) {
+export function parseClient(text) {
   return parseClientWith(text, false);
 }
 
 /** Final and stored markers: the client parse, then a trailing `va<N>`/`vt<N>` split off the summary. */
-function parseStored(text) {
+export function parseStored(text) {
   return parseClientWith(text, true);
 }
 
 /** One whole marker (the text of one candidate), or null when it is not exactly one stored marker. */
-function parseMarker(raw) {
+export function parseMarker(raw) {
   const text = String(raw);
   const found = parseStored(text);
   if (found.length !== 1) return null;
@@ -132,7 +130,7 @@ function parseMarker(raw) {
  * members the parsed markers, or null for a candidate that stays text (a group of its own) - and
  * for a group in which any member fails to parse, which then stays raw text as a whole.
  */
-function groupCandidates(parts) {
+export function groupCandidates(parts) {
   const groups = [];
   let current = null;
   const close = () => {
@@ -168,7 +166,7 @@ function groupCandidates(parts) {
  * "faq" for an FAQ, else "video" when start or end is not empty, else "slide" when page is not
  * empty, else "source". Any text counts: "00:01" as start makes a video chip.
  */
-function citationKind(marker) {
+export function citationKind(marker) {
   if (marker.type === "F") return "faq";
   if (marker.start || marker.end) return "video";
   if (marker.page) return "slide";
@@ -176,7 +174,7 @@ function citationKind(marker) {
 }
 
 /** The chip's label as the Artemis client writes it: the keyword, trimmed, else "FAQ" or "Source". */
-function citationLabel(marker) {
+export function citationLabel(marker) {
   const keyword = (marker.keyword || "").trim();
   return keyword || (marker.type === "F" ? "FAQ" : "Source");
 }
@@ -185,7 +183,7 @@ function citationLabel(marker) {
  * The pinned material version as the Artemis client reads it (parseTrailingVersion):
  * {kind: "attachment" | "video", version: "<digits>"} from a trailing va<N> / vt<N>, else null.
  */
-function pinnedVersion(marker) {
+export function pinnedVersion(marker) {
   const m = /^v([at])(\d+)$/.exec(marker.version || "");
   return m ? { kind: m[1] === "t" ? "video" : "attachment", version: m[2] } : null;
 }
@@ -197,7 +195,7 @@ function pinnedVersion(marker) {
  * member's start to the last member's end). A group with a member that does not parse is
  * {span, chips: null} (stays raw text).
  */
-function artemisGroups(text) {
+export function artemisGroups(text) {
   const source = String(text);
   const found = parseStored(source);
   const parts = [];
@@ -215,20 +213,4 @@ function artemisGroups(text) {
       ? g.members.map((m) => ({ kind: citationKind(m), label: citationLabel(m), version: pinnedVersion(m) }))
       : null,
   }));
-}
-
-if (typeof module !== "undefined" && module && module.exports) {
-  module.exports = {
-    parseIris,
-    parseServer,
-    parseClient,
-    parseStored,
-    parseMarker,
-    groupCandidates,
-    citationKind,
-    citationLabel,
-    pinnedVersion,
-    artemisGroups,
-    codePointCounter,
-  };
 }
