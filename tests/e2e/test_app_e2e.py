@@ -155,6 +155,10 @@ def test_chip_preview_renders_every_vector_without_errors(app: tuple[str, Path],
     console = console_errors(page)
     page.goto(url)
     page.get_by_text("Ask about what you see").wait_for(timeout=60_000)
+    # the Ask page's run is over and its slide image loaded: an image still loading when the page changes is
+    # removed from the server's media files, and its request ends in a 404 that is not the Chip preview's
+    wait_idle(page)
+    page.wait_for_function("() => [...document.images].every((image) => image.complete)", timeout=30_000)
     page.get_by_role("link", name="Chip preview").click()
     page.get_by_text("Gallery of edge cases").wait_for(timeout=60_000)
     chips = page.locator("button.cite-chip")  # Playwright locators pierce the component's shadow roots
