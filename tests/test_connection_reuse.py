@@ -178,7 +178,10 @@ def test_a_second_cited_answer_opens_no_new_connection(tmp_path: Path, tls: ssl.
         calls_first = len(srv.requests)
         second = pipe(ANSWER, Sources((MERGE, MERGE_STEP, TREE), (EXAM,)))
         assert strip_markers(second.answer) == ANSWER and len(srv.requests) == 2 * calls_first
-        assert srv.connections_opened == after_first and srv.tls_handshakes == after_first
+        # the pool keeps every connection the first answer opened (idle ones for a minute); a second answer
+        # opens at most one more, when its fan-outs happen to overlap more than the first's did (each pass used
+        # to open its own client: 5 new connections per answer)
+        assert srv.connections_opened - after_first <= 1 and srv.tls_handshakes == srv.connections_opened
 
 
 def test_the_clients_are_closed_when_the_process_exits() -> None:

@@ -26,6 +26,8 @@ from .config import ModelConfig
 if TYPE_CHECKING:
     from openai import RequestOptions
 
+KEEPALIVE = 60.0  # seconds an idle connection to a model server is kept for the next call
+
 
 @functools.cache
 def _ssl_context() -> ssl.SSLContext:
@@ -87,8 +89,17 @@ def _async_client(config: ModelConfig) -> openai.AsyncOpenAI:
         api_key=_api_key(config),
         timeout=config.timeout,
         max_retries=config.max_retries,
-        http_client=openai.DefaultAsyncHttpxClient(verify=_ssl_context(), timeout=config.timeout),
+        http_client=openai.DefaultAsyncHttpxClient(verify=_ssl_context(), timeout=config.timeout,
+                                                   limits=_limits()),
     )
+
+
+def _limits() -> Any:
+    """The SDK's pool limits, idle connections kept for a minute (the HTTP library's default is 5 s: a pass
+    whose sequential keyword calls took longer found its fan-out's connections closed and opened new ones)."""
+    limits = openai.DEFAULT_CONNECTION_LIMITS
+    return type(limits)(max_connections=limits.max_connections,
+                        max_keepalive_connections=limits.max_keepalive_connections, keepalive_expiry=KEEPALIVE)
 
 
 async def _complete(client: openai.AsyncOpenAI, config: ModelConfig, request: LlmRequest) -> LlmResponse:
