@@ -23,9 +23,7 @@ from __future__ import annotations
 
 import argparse
 import random
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -112,39 +110,15 @@ def run(target: str, users: int, turns: int) -> tuple[Outcome, float, list[str]]
     return outcome, wall, problems
 
 
-SAVER = """
-import sys
-from citation_core.lms.store import LmsStore
-
-store = LmsStore(sys.argv[1])
-conversation = None
-n = 0
-while True:
-    turn = store.save_turn("key", conversation, f"question {n} " + "q" * 2000, f"answer {n} " + "a" * 20000,
-                           course_id=1, unit_id=101, title=f"question {n}")
-    conversation = None if n % 3 == 2 else turn.conversation_id
-    n += 1
-    if n == 1:
-        print("saving", flush=True)
-"""
-
-
 def kill_while_saving(target: str, kills: int) -> list[str]:
     """Processes saving turns, killed with SIGKILL at random moments; what is half-written afterwards."""
     import sqlalchemy as sa
 
     from citation_core.lms.store import LmsStore
+    from citation_core.testing.store_saver import kill_while_saving as kill
 
     LmsStore(target).close()
-    rng = random.Random(7)
-    for _ in range(kills):
-        proc = subprocess.Popen([sys.executable, "-c", SAVER, target], cwd=ROOT, stdout=subprocess.PIPE)
-        try:
-            assert proc.stdout is not None and proc.stdout.readline() == b"saving\n"
-            time.sleep(rng.uniform(0.0, 0.05))
-        finally:
-            proc.send_signal(signal.SIGKILL)
-            proc.wait(timeout=30)
+    kill(target, kills, seed=7, cwd=ROOT)
     engine = sa.create_engine(LmsStore(target).location.url)
     with engine.connect() as db:
         empty = db.exec_driver_sql("SELECT count(*) FROM conversations c WHERE NOT EXISTS "

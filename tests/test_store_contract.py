@@ -9,13 +9,8 @@ schema was versioned keeps every answer.
 from __future__ import annotations
 
 import json
-import random
-import signal
 import sqlite3
-import subprocess
-import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -23,6 +18,7 @@ import sqlalchemy as sa
 
 from citation_core.errors import InputError
 from citation_core.lms.store import LmsStore
+from citation_core.testing.store_saver import kill_while_saving
 
 HEAD = "0001"
 
@@ -144,34 +140,9 @@ def test_the_schema_is_migrated_once_and_stamped_even_when_two_processes_start_a
     assert opened[0].save_turn("k", None, "q", "a", course_id=1, unit_id=101, title="q")
 
 
-SAVER = """
-import sys
-from citation_core.lms.store import LmsStore
-
-store = LmsStore(sys.argv[1])
-conversation = None
-n = 0
-while True:
-    turn = store.save_turn("key", conversation, f"question {n} " + "q" * 2000, f"answer {n} " + "a" * 20000,
-                           course_id=1, unit_id=101, title=f"question {n}")
-    conversation = None if n % 3 == 2 else turn.conversation_id
-    n += 1
-    if n == 1:
-        print("saving", flush=True)
-"""
-
-
 def test_a_process_killed_while_saving_leaves_no_half_turn(target: str, repo_root: Path) -> None:
     LmsStore(target).close()
-    rng = random.Random(11)
-    for _ in range(8):
-        proc = subprocess.Popen([sys.executable, "-c", SAVER, target], cwd=repo_root, stdout=subprocess.PIPE)
-        try:
-            assert proc.stdout is not None and proc.stdout.readline() == b"saving\n"
-            time.sleep(rng.uniform(0.0, 0.05))
-        finally:
-            proc.send_signal(signal.SIGKILL)
-            proc.wait(timeout=30)
+    kill_while_saving(target, 8, seed=11, cwd=repo_root)
     conversations, messages = whole_turns(target)
     assert conversations >= 8 and messages >= 16
     assert LmsStore(target).save_turn("key", None, "after", "all", course_id=1, unit_id=101, title="after")

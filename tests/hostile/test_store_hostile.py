@@ -7,11 +7,7 @@ and no question lacks its answer.
 
 from __future__ import annotations
 
-import random
-import signal
 import sqlite3
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -20,6 +16,7 @@ import pytest
 
 from citation_core.errors import InputError, RunError
 from citation_core.lms.store import LmsStore, Turn
+from citation_core.testing.store_saver import kill_while_saving
 
 THREADS = 64
 KILLS = 30
@@ -96,37 +93,10 @@ def test_64_threads_save_turns_at_once(tmp_path: Path) -> None:
             f"{kind}{n}-{i}" for i in range(3) for kind in ("q", "a")]
 
 
-SAVER = """
-import sys
-from pathlib import Path
-from citation_core.lms.store import LmsStore
-
-store = LmsStore(Path(sys.argv[1]))
-conversation = None
-n = 0
-while True:
-    turn = store.save_turn("key", conversation, f"question {n} " + "q" * 2000, f"answer {n} " + "a" * 20000,
-                           course_id=1, unit_id=101, title=f"question {n}")
-    conversation = None if n % 3 == 2 else turn.conversation_id
-    n += 1
-    if n == 1:
-        print("saving", flush=True)
-"""
-
-
 def test_kill_9_while_saving_leaves_no_half_turn(tmp_path: Path, repo_root: Path) -> None:
     db = tmp_path / "lms.sqlite3"
     LmsStore(db)
-    rng = random.Random(7)
-    for _ in range(KILLS):
-        proc = subprocess.Popen([sys.executable, "-c", SAVER, str(db)], cwd=repo_root, stdout=subprocess.PIPE)
-        try:
-            assert proc.stdout is not None and proc.stdout.readline() == b"saving\n"
-            time.sleep(rng.uniform(0.0, 0.05))
-        finally:
-            proc.send_signal(signal.SIGKILL)
-            proc.wait(timeout=30)
-        assert proc.returncode == -signal.SIGKILL
+    kill_while_saving(db, KILLS, seed=7, cwd=repo_root)
     conversations, messages = consistent(db)
     assert conversations >= KILLS and messages >= 2 * KILLS
     assert LmsStore(db).save_turn("key", None, "after", "all", course_id=1, unit_id=101, title="after")
