@@ -387,14 +387,20 @@ _TTF: dict[Path, TTFont] = {}
 
 def _draw_vector(pdf: FPDF, text: str, place: str, size_pt: float, color: tuple[int, int, int]) -> None:
     """``text`` as filled glyph outlines: it looks like text but is no text to a PDF reader."""
-    font = _TTF.setdefault(SANS, TTFont(str(SANS)))
+    _outline(pdf, SANS, text, size_pt, color, lambda box: _anchor(place, (pdf.w, pdf.h), box))
+
+
+def _outline(pdf: FPDF, font_file: Path, text: str, size_pt: float, color: tuple[int, int, int],
+             anchor: Callable[[tuple[float, float]], tuple[float, float]]) -> None:
+    """``text`` in ``font_file`` drawn as filled glyph outlines, its box (width, height) placed by ``anchor``."""
+    font = _TTF.setdefault(font_file, TTFont(str(font_file)))
     glyphs = font.getGlyphSet()
     cmap = font.getBestCmap()
     scale = size_pt * MM_PER_PT / font["head"].unitsPerEm
     names = [cmap.get(ord(ch), ".notdef") for ch in text]
     advance = sum(glyphs[name].width for name in names) * scale
     ascent, descent = font["hhea"].ascent * scale, -font["hhea"].descent * scale
-    x, y = _anchor(place, (pdf.w, pdf.h), (advance, ascent + descent))
+    x, y = anchor((advance, ascent + descent))
     baseline = y + ascent
     with pdf.new_path() as path:
         path.style.fill_color = "#{:02x}{:02x}{:02x}".format(*color)
@@ -816,24 +822,4 @@ def _faint_mark(pdf: FPDF, spec: FaintSpec, text: str, place: str, size_pt: floa
 def _glyph_path(pdf: FPDF, spec: FaintSpec, text: str, place: str, size_pt: float, color: tuple[int, int, int],
                 shift: float = 0.0) -> None:
     """``text`` as filled glyph outlines of the spec's font (no text to a PDF reader)."""
-    font = _TTF.setdefault(spec.font, TTFont(str(spec.font)))
-    glyphs = font.getGlyphSet()
-    cmap = font.getBestCmap()
-    scale = size_pt * MM_PER_PT / font["head"].unitsPerEm
-    names = [cmap.get(ord(ch), ".notdef") for ch in text]
-    advance = sum(glyphs[name].width for name in names) * scale
-    ascent, descent = font["hhea"].ascent * scale, -font["hhea"].descent * scale
-    x, y = _faint_anchor(spec, place, (advance, ascent + descent), shift)
-    baseline = y + ascent
-    with pdf.new_path() as path:
-        path.style.fill_color = "#{:02x}{:02x}{:02x}".format(*color)
-        path.style.stroke_color = None
-        path.style.paint_rule = "FILL_NONZERO"
-        for name in names:
-            origin = x
-
-            def transform(gx: float, gy: float, origin: float = origin) -> tuple[float, float]:
-                return origin + gx * scale, baseline - gy * scale
-
-            glyphs[name].draw(_PathPen(glyphs, path, transform))
-            x += glyphs[name].width * scale
+    _outline(pdf, spec.font, text, size_pt, color, lambda box: _faint_anchor(spec, place, box, shift))
