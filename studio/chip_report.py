@@ -29,7 +29,6 @@ VOID = {"br", "hr", "img", "input", "meta", "link", "wbr", "col", "area", "base"
 NOT_A_CANDIDATE = "inside code or an image's description: stays text"
 LINE_BREAK = "spans a line break: stays text"
 UNREADABLE = "not a final or stored marker for the client parser (e.g. intermediate form, missing fields)"
-BROKEN_GROUP = "next to a marker the client cannot read (only whitespace between): the whole group stays text"
 
 
 @dataclass(frozen=True)
@@ -113,24 +112,22 @@ class _Groups(HTMLParser):
             self._close(self.stack.pop())
 
     def _close(self, parts: list[tuple[str, str]]) -> None:
+        """Groups of markers with only whitespace between; a marker the client cannot read is no citation to
+        it: it stays text (``ok`` False) and ends the group before it."""
         group: list[str] = []
         for kind, value in [*parts, ("other", "")]:
-            if kind == "cite" and not parses(value):
-                if group:
-                    self.candidates.extend((raw, self.groups, True) for raw in group)
-                    self.groups += 1
-                    group = []
-                self.candidates.append((value, self.groups, False))
-                self.groups += 1
-            elif kind == "cite":
+            if kind == "cite" and parses(value):
                 group.append(value)
-            elif kind == "text" and group and not value.strip():
                 continue
-            elif group:
-                ok = all(parses(raw) for raw in group)
-                self.candidates.extend((raw, self.groups, ok) for raw in group)
+            if kind == "text" and group and not value.strip():
+                continue
+            if group:
+                self.candidates.extend((raw, self.groups, True) for raw in group)
                 self.groups += 1
                 group = []
+            if kind == "cite":
+                self.candidates.append((value, self.groups, False))
+                self.groups += 1
 
 
 def chip_report(text: str) -> list[CandidateRow]:
@@ -169,5 +166,5 @@ def chip_report(text: str) -> list[CandidateRow]:
             rows.append(CandidateRow(raw, True, "", chip, drawn(chip_kind(m), chip_label(m), sizes[group]), theirs,
                                      cannot_act(raw)))
         else:
-            rows.append(CandidateRow(raw, False, BROKEN_GROUP if parses(raw) else UNREADABLE, artemis=theirs))
+            rows.append(CandidateRow(raw, False, UNREADABLE, artemis=theirs))
     return rows
