@@ -41,6 +41,8 @@ class Asked:
     question: str
     answers: tuple[int, ...]
     cited: tuple[int, ...]
+    language: str = "en"  # the learner's
+    deck_language: str = "en"
 
     @property
     def led(self) -> bool:
@@ -68,10 +70,12 @@ def ask_all(kind: str, root: Path) -> list[Asked]:
         spec = yaml.safe_load(spec_path.read_text(encoding="utf-8"))
         uid = units[Path(spec["deck"]).name]
         for q in spec["questions"]:
-            result = chat(q["question"], ViewPosition(uid, page=int(q["open"])), language=spec["language"])
+            asked_in = str(q.get("language") or spec["language"])  # a German learner on an English deck
+            result = chat(q["question"], ViewPosition(uid, page=int(q["open"])), language=asked_in)
             cited = tuple(int(m.page) for m in parse(result.answer, "client")
                           if m.page and m.entity_id == str(uid))
-            out.append(Asked(Path(spec["deck"]).stem, q["question"], tuple(q["answers"]), cited))
+            out.append(Asked(Path(spec["deck"]).stem, q["question"], tuple(q["answers"]), cited, asked_in,
+                             str(spec["language"])))
     return out
 
 
@@ -81,6 +85,9 @@ def table(kind: str, asked: Sequence[Asked]) -> str:
         mine = [a for a in asked if a.deck == deck]
         rows.append(f"| {deck} ({kind}) | {len(mine)} | {sum(a.led for a in mine)} | {sum(a.hit for a in mine)} |")
     rows.append(f"| all ({kind}) | {len(asked)} | {sum(a.led for a in asked)} | {sum(a.hit for a in asked)} |")
+    other = [a for a in asked if a.language != a.deck_language]
+    rows.append(f"| asked in another language than the deck ({kind}) | {len(other)} | {sum(a.led for a in other)} "
+                f"| {sum(a.hit for a in other)} |")
     return "\n".join(rows)
 
 

@@ -23,9 +23,10 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from .sources import FaqSource, LectureSource, PageChunk
+from .material import vector_cache
+from .sources import FaqSource, LectureSource, PageChunk, TranscriptSegment
 from .text import conflate, detect_language, math_terms, question_noise, stem_list
-from .text.similarity import semantic_model
+from .text.encoder import SentenceEncoder, sentence_encoder
 from .text.statements import prose_statements, slide_statements
 
 if TYPE_CHECKING:
@@ -35,8 +36,8 @@ CONTEXT_WEIGHT = 0.5
 Fusion = Literal["bm25", "semantic", "rrf", "sum"]
 FUSION: Fusion = "rrf"
 RRF_K = 20  # reciprocal rank fusion: 1 / (RRF_K + rank) from each ranking
-SEMANTIC_FLOOR = 0.4  # a source ranked by meaning alone has a statement at least this close to the query
-SEMANTIC_MIN_TERMS = 3  # a query with fewer content terms is searched by its words only
+SEMANTIC_FLOOR = 0.2  # a source ranked by meaning alone has a statement at least this close (encoder cosine; dev)
+SEMANTIC_MIN_TERMS = 1  # a query without a content term of its own ("And then?") is searched by its words only
 SUM_WEIGHT = 1.0  # calibrated sum: BM25 / its best + SUM_WEIGHT * (cosine - floor) / (1 - floor)
 
 
@@ -46,40 +47,55 @@ def _terms(text: str, default: str = "en") -> tuple[list[str], str]:
 
 
 class _Semantic:
-    """Statement vectors of indexed texts (made on first use, for the texts a search may return) and each
-    text's best cosine with a query."""
+    """Statement vectors of indexed texts and each text's best cosine with a query.
 
-    def __init__(self, size: int, statements: Callable[[int], Sequence[str]]) -> None:
+    Texts come in groups (a unit's slides and transcript windows; a course's FAQ): a group's vectors are made
+    at once, the first time a search may return one of its texts, and kept on disk by content
+    (``material.vector_cache``), so a unit's material is embedded once per version, not at every start."""
+
+    def __init__(self, size: int, statements: Callable[[int], Sequence[str]], groups: Sequence[int]) -> None:
         self._size = size
         self._statements = statements  # read on first use: building an index reads no slide twice
+        self._groups: dict[int, list[int]] = {}
+        for i, g in enumerate(groups):
+            self._groups.setdefault(g, []).append(i)
+        self._group_of = list(groups)
         self._vectors: dict[int, np.ndarray] = {}
         self._lock = threading.Lock()
 
     def prepare(self, keep: Collection[int] | None = None) -> dict[int, np.ndarray] | None:
-        """The statement vectors of the kept texts (made once), or None without a model."""
-        model = semantic_model()
-        if model is None:
+        """The statement vectors of the kept texts (made once per group), or None without an encoder."""
+        encoder = sentence_encoder()
+        if encoder is None:
             return None
         wanted = range(self._size) if keep is None else sorted(keep)
         with self._lock:
-            todo = [i for i in wanted if i not in self._vectors]
-            if todo:
-                parts = [tuple(self._statements(i)) for i in todo]
-                flat = [st for part in parts for st in part]
-                vecs = model.embed(flat) if flat else np.zeros((0, model.dimensions), np.float32)
-                at = 0
-                for i, part in zip(todo, parts, strict=True):
-                    self._vectors[i] = vecs[at : at + len(part)]
-                    at += len(part)
+            for g in sorted({self._group_of[i] for i in wanted if i not in self._vectors}):
+                self._embed_group(encoder, self._groups[g])
             return {i: self._vectors[i] for i in wanted}
 
+    def _embed_group(self, encoder: SentenceEncoder, members: Sequence[int]) -> None:
+        parts = [tuple(self._statements(i)) for i in members]
+        flat = [st for part in parts for st in part]
+        entry = vector_cache.key(encoder.name, flat)
+        vecs = vector_cache.load(entry, len(flat), encoder.dimensions) if flat else None
+        if vecs is None:
+            vecs = encoder.embed(flat) if flat else np.zeros((0, encoder.dimensions), np.float32)
+            if flat:
+                vector_cache.store(entry, vecs)
+        at = 0
+        for i, part in zip(members, parts, strict=True):
+            self._vectors[i] = vecs[at : at + len(part)]
+            at += len(part)
+
     def scores(self, query: str, keep: Collection[int] | None = None) -> np.ndarray | None:
-        """Per text: its best statement's cosine with ``query`` (-1 for texts not kept); None without a model."""
-        model = semantic_model()
+        """Per text: its best statement's cosine with ``query`` (-1 for texts not kept); None without an
+        encoder."""
+        encoder = sentence_encoder()
         vectors = self.prepare(keep) if query.strip() else None
-        if model is None or vectors is None:
+        if encoder is None or vectors is None:
             return None
-        q = model.embed([query])[0]
+        q = encoder.embed([query])[0]
         out = np.full(self._size, -1.0)
         for i, v in vectors.items():
             if len(v):
@@ -111,9 +127,10 @@ class _Bm25:
     """A BM25 index over texts; ranks positions of texts for a query."""
 
     def __init__(self, texts: Sequence[str], statements: Callable[[int], Sequence[str]] | None = None,
-                 fusion: Fusion = FUSION) -> None:
+                 fusion: Fusion = FUSION, groups: Sequence[int] | None = None) -> None:
         self._size = len(texts)
-        self.semantic = _Semantic(len(texts), statements) if statements is not None and fusion != "bm25" else None
+        self.semantic = (_Semantic(len(texts), statements, groups if groups is not None else [0] * len(texts))
+                         if statements is not None and fusion != "bm25" else None)
         self.fusion = fusion
         self._model: bm25s.BM25 | None = None
         self._vocab: set[str] = set()
@@ -193,16 +210,57 @@ def statements_of(source: LectureSource | FaqSource) -> tuple[str, ...]:
     return prose_statements(source.text)
 
 
+WINDOW_WORDS = 40  # a transcript window: consecutive cues of a unit up to about as many words as a slide says
+
+
+def transcript_windows(sources: Sequence[LectureSource]) -> list[list[int]]:
+    """The documents ranked for ``sources``: each page chunk alone, and consecutive transcript cues of one unit
+    joined into windows of up to ``WINDOW_WORDS`` words. A cue of a few words is no document of its own: BM25
+    would favour it for its shortness and the encoder for its one clear sentence, over the slide that says
+    the whole thing."""
+    docs: list[list[int]] = []
+    current: list[int] = []
+    words = 0
+    for i, src in enumerate(sources):
+        if isinstance(src, TranscriptSegment):
+            n = len(src.text.split())
+            if current and (sources[current[-1]].lecture_unit_id != src.lecture_unit_id or words + n > WINDOW_WORDS):
+                docs.append(current)
+                current, words = [], 0
+            current.append(i)
+            words += n
+            continue
+        if current:
+            docs.append(current)
+            current, words = [], 0
+        docs.append([i])
+    if current:
+        docs.append(current)
+    return docs
+
+
 class LectureIndex:
-    """Page chunks and transcript segments of a course."""
+    """Page chunks and transcript segments of a course, ranked as pages and transcript windows
+    (``transcript_windows``); a window found stands for its cue that says most of the query."""
 
     def __init__(self, sources: Sequence[LectureSource], fusion: Fusion = FUSION) -> None:
         self._items = list(sources)
-        self._bm25 = _Bm25([_weighted_text(s) for s in self._items], lambda i: statements_of(self._items[i]),
-                           fusion)
+        self._docs = transcript_windows(self._items)
+        texts = [_weighted_text(self._items[d[0]]) if len(d) == 1 else " ".join(self._items[i].text for i in d)
+                 for d in self._docs]
+        self._bm25 = _Bm25(texts, self._statements, fusion, [int(self._items[d[0]].lecture_unit_id)
+                                                              for d in self._docs])
+
+    def _statements(self, doc: int) -> tuple[str, ...]:
+        members = self._docs[doc]
+        if len(members) == 1:
+            return statements_of(self._items[members[0]])
+        return prose_statements(" ".join(self._items[i].text for i in members))
 
     def _keep(self, unit_id: int | None) -> set[int] | None:
-        return None if unit_id is None else {i for i, s in enumerate(self._items) if s.lecture_unit_id == unit_id}
+        if unit_id is None:
+            return None
+        return {k for k, d in enumerate(self._docs) if self._items[d[0]].lecture_unit_id == unit_id}
 
     def prepare(self, unit_id: int | None = None) -> None:
         """Read the statements of a unit (or of all) for meaning now, so that its first search does not."""
@@ -211,8 +269,22 @@ class LectureIndex:
 
     def search(self, query: str, k: int = 5, unit_id: int | None = None, context: str = "") -> list[LectureSource]:
         keep = self._keep(unit_id)
-        return [dataclasses.replace(self._items[i], score=sc)
-                for i, sc in self._bm25.ranked(query, k, keep, context)]
+        return [dataclasses.replace(self._items[self._member(doc, query)], score=sc)
+                for doc, sc in self._bm25.ranked(query, k, keep, context)]
+
+    def _member(self, doc: int, query: str) -> int:
+        """The item a ranked document stands for: a page chunk itself; of a window, the cue sharing most terms
+        with the query, else the one closest to it in meaning, else the first."""
+        members = self._docs[doc]
+        if len(members) == 1:
+            return members[0]
+        wanted, lang = _terms(query)
+        shared = [len(set(wanted) & set(_terms(self._items[i].text, lang)[0])) for i in members]
+        encoder = sentence_encoder()
+        close = (encoder.similarities(query, [self._items[i].text for i in members]) if encoder is not None
+                 else np.zeros(len(members)))
+        best = max(range(len(members)), key=lambda j: (shared[j], float(close[j]), -j))
+        return members[best]
 
 
 class FaqIndex:

@@ -17,6 +17,8 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from ..contract import insert_at
 from ..errors import ModelCallError
 from ..text import (
@@ -38,6 +40,7 @@ from ..text import (
     unligature,
     weak_words,
 )
+from ..text.encoder import sentence_encoder
 from ..text.sentences import fenced_block_after
 from ..text.similarity import semantic_model
 from ..text.slides import SlideUnit
@@ -60,6 +63,11 @@ SEM_MAX_CHARS = 300_000  # sources longer in all, or more of them, are placed by
 SEM_MAX_SOURCES = 150
 SEM_ALONE = 0.33  # a source cited by meaning alone has a statement at least this close (Matcher's F)
 SEM_MARGIN = 0.035  # and is that much closer than any source saying something else (not the topic, the claim)
+# Meaning across languages (text.encoder): a sentence no source supports by its terms is cited to the source
+# whose closest statement stands out clearly, without a shared term (a German sentence about an English slide)
+ENC_ALONE = 0.3  # the statement is at least this close (encoder cosine) ...
+ENC_MARGIN = 0.03  # ... and this much closer than that of any source saying something else
+ENC_ALONE_FAQ = 1.1  # off: on dev, an FAQ found by the encoder alone was wrong more often than right (see README)
 
 
 def _doc_terms(sources: Sequence[Mapping[str, str]]) -> list[tuple[str, set[str]]]:
@@ -101,7 +109,7 @@ def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_score
         for t in toks:
             postings.setdefault(t, []).append(i)
     answer_lang = detect_language(answer)
-    meaning = _Meaning(sources) if semantic_model() is not None and _small(sources) else None
+    meaning = _Meaning(sources) if _small(sources) else None
 
     inserts: list[tuple[int, str]] = []
     for sent in sentences(answer, answer_lang):
@@ -128,7 +136,9 @@ def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_score
             if count >= 2 and lexical[i] >= min_score and own >= min_own:
                 passed.add(i)
         cosines = meaning.closeness(text, _semantic_pool(lexical, len(docs))) if meaning is not None else {}
-        scored = _supporting(lexical, passed, cosines, docs, None if faq_only else SEM_ALONE)
+        encoded = meaning.encoded(text) if meaning is not None and not passed else {}
+        scored = _supporting(lexical, passed, cosines if not faq_only else {}, docs, SEM_ALONE, encoded,
+                             ENC_ALONE_FAQ if faq_only else ENC_ALONE)
         if not scored:
             continue
         best = scored[0][0]
@@ -158,34 +168,54 @@ def _semantic_pool(lexical: Mapping[int, float], n: int) -> list[int]:
 
 
 def _supporting(lexical: Mapping[int, float], passed: set[int], cosines: Mapping[int, float],
-                docs: Sequence[tuple[str, set[str]]], alone: float | None) -> list[tuple[float, int]]:
+                docs: Sequence[tuple[str, set[str]]], alone: float,
+                encoded: Mapping[int, float] | None = None, encoded_alone: float = ENC_ALONE) -> list[tuple[float, int]]:
     """The sources that support a sentence, best first.
 
     Shared terms decide which sources pass and in which order, as without meaning. A sentence no source
     passes by its terms (a paraphrase) is cited to the one source one of whose statements says what it
-    says: at least ``alone`` close in meaning, ``SEM_MARGIN`` closer than every source that says
-    something else, and sharing at least one term with the sentence. Topic-level
-    closeness (every slide of a deck is "about" its topic) passes neither.
+    says: at least ``alone`` close in meaning token by token, ``SEM_MARGIN`` closer than every source that
+    says something else, and sharing at least one term with the sentence; or, by the multilingual encoder
+    (``encoded``), at least ``encoded_alone`` close and ``ENC_MARGIN`` closer than every other source, with no
+    shared term needed (a sentence in another language than its source shares none). Topic-level closeness
+    (every slide of a deck is "about" its topic) passes neither.
     """
     chosen = set(passed)
-    if not chosen and cosines and alone is not None:
-        best = max(cosines, key=lambda i: (cosines[i], -i))
-        rivals = [c for j, c in cosines.items() if j != best and docs[j][1] != docs[best][1]]
-        if (cosines[best] >= alone and cosines[best] - max(rivals, default=0.0) >= SEM_MARGIN
-                and lexical.get(best, 0.0) > 0):
+    if not chosen and cosines:
+        best = _stands_out(cosines, docs, alone, SEM_MARGIN)
+        if best is not None and lexical.get(best, 0.0) > 0:
+            chosen.add(best)
+    if not chosen and encoded:
+        best = _stands_out(encoded, docs, encoded_alone, ENC_MARGIN)
+        if best is not None:
             chosen.add(best)
     return sorted(((lexical.get(i, 0.0), i) for i in chosen), key=lambda s: (-s[0], s[1]))
 
 
+def _stands_out(cosines: Mapping[int, float], docs: Sequence[tuple[str, set[str]]], alone: float,
+                margin: float) -> int | None:
+    """The source closest in meaning when it is at least ``alone`` close and ``margin`` closer than every
+    source with another text; else None."""
+    best = max(cosines, key=lambda i: (cosines[i], -i))
+    rivals = [c for j, c in cosines.items() if j != best and docs[j][1] != docs[best][1]]
+    if cosines[best] >= alone and cosines[best] - max(rivals, default=0.0) >= margin:
+        return best
+    return None
+
+
 class _Meaning:
-    """The statements of every source of one placement call, matched token by token
-    (``text.similarity.Matcher``, tokens weighted by their rarity among these statements)."""
+    """The statements of every source of one placement call: matched token by token by the static model
+    (``text.similarity.Matcher``, tokens weighted by their rarity among these statements), and compared
+    whole by the multilingual encoder (``text.encoder``), each where it is available."""
 
     def __init__(self, sources: Sequence[Mapping[str, str]]) -> None:
         model = semantic_model()
         parts = [statements(str(s.get("content", ""))) for s in sources]
         self._owner = [i for i, part in enumerate(parts) for _ in part]
-        self._matcher = model.matcher([st for part in parts for st in part]) if model is not None else None
+        flat = [st for part in parts for st in part]
+        self._matcher = model.matcher(flat) if model is not None else None
+        self._statements = flat
+        self._vectors: np.ndarray | None = None
 
     def closeness(self, sentence: str, pool: Sequence[int]) -> dict[int, float]:
         """Per source of ``pool``: how closely its closest statement says what ``sentence`` says."""
@@ -199,6 +229,21 @@ class _Meaning:
             owner = self._owner[k]
             if scores[k] > out.get(owner, -1.0):
                 out[owner] = float(scores[k])
+        return out
+
+    def encoded(self, sentence: str) -> dict[int, float]:
+        """Per source: the encoder's cosine of its closest statement with ``sentence`` ({} without the
+        encoder). The statements are embedded once per call, on first need."""
+        encoder = sentence_encoder()
+        if encoder is None or not self._statements:
+            return {}
+        if self._vectors is None:
+            self._vectors = encoder.embed(self._statements)
+        sims = self._vectors @ encoder.embed([sentence])[0]
+        out: dict[int, float] = {}
+        for owner, c in zip(self._owner, sims, strict=True):
+            if c > out.get(owner, -1.0):
+                out[owner] = float(c)
         return out
 
 

@@ -456,8 +456,13 @@ def _pdfium_calls() -> _PdfiumCalls:
     )
 
 
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
 def _normalize(text: str) -> str:
-    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+    """Line ends made plain, NULs removed, and a lone surrogate (a PowerPoint export's broken text layer) an
+    unknown character: text that cannot be encoded never reaches the cache, an index or a page."""
+    text = _LONE_SURROGATE.sub("\ufffd", text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", ""))
     return "\n".join(line.rstrip() for line in text.split("\n")).strip()
 
 

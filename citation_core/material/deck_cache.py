@@ -28,7 +28,8 @@ __all__ = ["CACHE_ENV", "PARSER_VERSION", "ParsedDeck", "TextEngine", "cache_dir
 CACHE_ENV = "CITATION_STUDIO_DECK_CACHE"
 # Bump when what the parser makes of a PDF changes (text extraction, normalisation, titles, labels):
 # entries of an older version are parsed again.
-PARSER_VERSION = 3  # 2: runs of spaces in pdfium's text as wide as on the page; 3: costly decks refused
+PARSER_VERSION = 4  # 2: runs of spaces in pdfium's text as wide as on the page; 3: costly decks refused;
+# 4: lone surrogates in a text layer read as U+FFFD
 MAX_CACHE_ENTRIES = 1000
 
 TextEngine = Literal["pdfium", "pypdf"]

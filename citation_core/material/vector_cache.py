@@ -1,0 +1,87 @@
+"""Statement vectors of a unit's material, kept on disk beside the parsed decks, by content.
+
+An entry holds the encoder's vectors of one list of statements (a unit's slides and transcript windows,
+or a course's FAQ), in order, as float16. Its key is the SHA-256 of the encoder's name and the statements
+themselves, so a new version of the material (another PDF, another transcript, another encoder) has
+another key and its vectors are made again; the old entry ages out. An entry that cannot be read, has
+another shape, holds values that are not finite or vectors that are not unit length is no entry: the
+vectors are made again and the entry rewritten. A cache that cannot be written is no error either.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from . import deck_cache
+
+MAX_ENTRIES = 2000
+FOLDER = "vectors"
+
+
+def cache_dir() -> Path:
+    """The ``vectors`` folder inside the deck cache (``material.deck_cache.cache_dir``)."""
+    return deck_cache.cache_dir() / FOLDER
+
+
+def key(encoder_name: str, statements: Sequence[str]) -> str:
+    digest = hashlib.sha256(encoder_name.encode("utf-8", "replace"))
+    for st in statements:
+        digest.update(b"\x00")
+        digest.update(st.encode("utf-8", "replace"))
+    return digest.hexdigest()
+
+
+def load(entry_key: str, rows: int, dims: int) -> np.ndarray | None:
+    """The stored vectors for ``entry_key`` as float32, or None (none stored, foreign or damaged)."""
+    path = cache_dir() / f"{entry_key}.npy"
+    try:
+        vecs = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError):
+        return None
+    if vecs.shape != (rows, dims) or vecs.dtype != np.float16:
+        return None
+    out: np.ndarray = vecs.astype(np.float32)
+    if not np.isfinite(out).all():
+        return None
+    norms = np.linalg.norm(out, axis=1)
+    if not np.all((norms < 1e-6) | (np.abs(norms - 1.0) < 0.01)):
+        return None
+    return out
+
+
+def store(entry_key: str, vectors: np.ndarray) -> None:
+    """Write the entry atomically (a temporary file, then a rename); keep at most :data:`MAX_ENTRIES`."""
+    folder = cache_dir()
+    tmp: str | None = None
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".entry-", suffix=".npy.tmp")
+        with os.fdopen(fd, "wb") as fh:
+            np.save(fh, np.asarray(vectors, dtype=np.float16), allow_pickle=False)
+        os.replace(tmp, folder / f"{entry_key}.npy")
+        tmp = None
+        _prune(folder)
+    except OSError:
+        return
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+def _prune(folder: Path) -> None:
+    entries = [p for p in folder.glob("*.npy") if not p.name.startswith(".")]
+    if len(entries) > MAX_ENTRIES:
+        entries.sort(key=lambda p: p.stat().st_mtime)
+        for old in entries[: len(entries) - MAX_ENTRIES]:
+            old.unlink(missing_ok=True)
+
+
+__all__ = ["cache_dir", "key", "load", "store"]
