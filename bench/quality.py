@@ -359,6 +359,14 @@ def evaluate(split: str = "dev") -> Report:
     return report
 
 
+def evaluate_cross_language(split: str = "dev") -> Report:
+    """Placement of answers written in another language than their sources (``cross_language_placement*``):
+    a German answer about the English units, an English one about the German unit."""
+    report = Report()
+    run_placement(report, load_eval("cross_language_placement", split))
+    return report
+
+
 def table(report: Report) -> str:
     labelled = [s for s in report.sentences if s.gold]
     n_para, r_para = report.by_style("paraphrase")
@@ -427,6 +435,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     report = evaluate(args.split)
     print(table(report))
+    across = evaluate_cross_language(args.split)
+    print(f"\nanswers in another language than their sources: precision {across.precision():.3f}, "
+          f"recall {across.recall():.3f} ({sum(bool(s.gold) for s in across.sentences)} sentences with gold)")
     if args.details:
         for line in details(report):
             print(line)

@@ -36,7 +36,7 @@ CONTEXT_WEIGHT = 0.5
 Fusion = Literal["bm25", "semantic", "rrf", "sum"]
 FUSION: Fusion = "rrf"
 RRF_K = 20  # reciprocal rank fusion: 1 / (RRF_K + rank) from each ranking
-SEMANTIC_FLOOR = 0.2  # a source ranked by meaning alone has a statement at least this close (encoder cosine; dev)
+SEMANTIC_FLOOR = 0.3  # a source ranked by meaning alone has a statement at least this close (encoder cosine; dev)
 SEMANTIC_MIN_TERMS = 1  # a query without a content term of its own ("And then?") is searched by its words only
 SUM_WEIGHT = 1.0  # calibrated sum: BM25 / its best + SUM_WEIGHT * (cosine - floor) / (1 - floor)
 

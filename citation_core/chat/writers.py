@@ -65,7 +65,7 @@ def mentioned_unit(material: CourseMaterial, question: str, current: int) -> int
     return best[1] if best else None
 
 
-RANKED_K = 10  # passages the offline writer reads from each ranking (the open unit's, the course's)
+OPEN_UNIT_K = 8  # passages of the open unit the offline writer reads besides the course-wide search
 
 
 class ExtractiveWriter:
@@ -81,23 +81,18 @@ class ExtractiveWriter:
             state.switched_to = target
         context = turn.context()
         view_json = {} if target is not None else self._view(state, view)
-        # one ranking (retrieval's fusion of BM25 and meaning) in two scopes: the open unit's passages, best
-        # first, then the course's; the writer answers from the open unit when the course's best passages
-        # hold any of its own, and says so when it goes elsewhere
-        here = [] if target is not None else state.lecture_retrieval(turn.question, k=RANKED_K, unit_id=view.unit_id,
-                                                                     context=context)
-        course = state.lecture_retrieval(turn.question, k=RANKED_K, unit_id=target, context=context)
+        if target is None:  # the open unit's best passages too: the course-wide search can miss them all
+            state.lecture_retrieval(turn.question, k=OPEN_UNIT_K, unit_id=view.unit_id, context=context)
+        state.lecture_retrieval(turn.question, k=6, unit_id=target, context=context)
         state.faq_retrieval(turn.question)
         rarity = course_rarity(state.material)
         asked_text = " ".join([turn.question, *(f"{q} {a[:600]}" for q, a in turn.history[-2:])])
         lang = detect_language(turn.question, turn.language)
         asked = {conflate(t, rarity, lang) for t in terms(asked_text, lang)}
-        ranked = list({s.uuid: s for s in [*here, *course]}.values())
         inputs = {"question": turn.question, "language": turn.language, "view": view_json,
                   "history": [list(h) for h in turn.history],
                   "rarity": {t: rarity[t] for t in asked if t in rarity},
-                  "passages": [passage(state.material, s) for s in ranked],
-                  "course_ranked": [s.uuid for s in course],
+                  "passages": [passage(state.material, s) for s in state.retrieved],
                   "faqs": [{"question": f.question, "answer": f.answer} for f in state.faqs]}
         model = OfflineModel(self.role.model_id, self.role.model_name, writer=write_answer)
         request = LlmRequest("writer", turn.messages(), inputs)
