@@ -2,7 +2,7 @@
 and a cold load (parsed, then stored) beside a load from the deck cache, in one run
 (``python -m bench.deck_load``).
 
-Decks: the real decks in ``../shared/real/decks`` (when present) and the sample course's decks, or the
+Decks: the real decks in ``tests/material_real/decks`` and the sample course's decks, or the
 PDFs named on the command line. Every variant loads with ``read_images=False``: the page images (OCR)
 are cached by ``ocr.py`` on their own and are no part of what is compared here. Each variant runs
 ``--runs`` times per deck, the variants taking turns so that machine load falls on all alike; the
@@ -30,7 +30,7 @@ from citation_core.material.deck import _parse, load_deck
 from citation_core.material.models import Deck
 
 ROOT = Path(__file__).resolve().parents[1]
-REAL_DECKS = ROOT.parent / "shared" / "real" / "decks"
+REAL_DECKS = ROOT / "tests" / "material_real" / "decks"
 SAMPLE_DECKS = ROOT / "sample_decks" / "decks"
 VARIANTS = ("pypdf", "pdfium", "cold", "cached")
 

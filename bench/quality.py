@@ -15,7 +15,7 @@ when a target is missed. It measures, offline and deterministically:
   whose answer cites a slide that answers them first (lead), and at all (hit).
 
 The evaluation set: ``tests/eval/placement.yml`` (answers sentence by sentence, each with its gold
-sources, over the sample course and the real decks and transcript in ``../shared/real``) and
+sources, over the sample course and the real decks and transcript copied into ``tests/material_real``) and
 ``tests/eval/open_view.yml`` (questions about the open view) and ``tests/eval/course_questions.yml``
 (questions about other slides, each with the slides that answer it). Material that is absent is skipped
 and reported as such.
@@ -48,7 +48,7 @@ from citation_core.text import keyword_problems, summary_problems
 ROOT = Path(__file__).resolve().parents[1]
 EVAL_DIR = ROOT / "tests" / "eval"
 SAMPLE = ROOT / "sample_decks"
-REAL = ROOT.parent / "shared" / "real"
+REAL = ROOT / "tests" / "material_real"  # copies of the openly licensed real material (README there)
 
 TARGETS = {"precision": 0.92, "recall": 0.95, "low_overlap_recall": 0.90, "violations": 0, "open_slide": 0.95,
            "course_lead": 0.85, "course_hit": 0.90}

@@ -1,7 +1,7 @@
 """The page text comes from pdfium where that changes nothing a reader sees: printed numbers, their source,
 titles and warnings are those of the former pypdf-only path on every deck the tests know.
 
-The decks: the sample course, the real decks (skipped without ``../shared/real``), the generated decks
+The decks: the sample course, the real decks (copied into tests/material_real), the generated decks
 whose numbers are drawn (tests/material_decks) and the small decks the deck tests build. Page images are
 not read (``read_images=False``): the image numbers are only consulted when the text numbers nothing,
 and the text numbers are compared here.

@@ -71,12 +71,18 @@ ENC_ALONE_FAQ = 1.1  # off: on dev, an FAQ found by the encoder alone was wrong 
 
 
 def _doc_terms(sources: Sequence[Mapping[str, str]]) -> list[tuple[str, set[str]]]:
+    return [(sid, toks) for sid, toks, _ in _read_sources(sources)]
+
+
+def _read_sources(sources: Sequence[Mapping[str, str]]) -> list[tuple[str, set[str], str]]:
+    """Per source: its id, its terms and its language."""
     sample = " ".join(str(s.get("content", ""))[:400] for s in sources[:20])
     default = detect_language(sample)
     out = []
     for s in sources:
         content = str(s.get("content", ""))
-        out.append((str(s["id"]), terms(content, detect_language(content, default))))
+        lang = detect_language(content, default)
+        out.append((str(s["id"]), terms(content, lang), lang))
     return out
 
 
@@ -92,7 +98,9 @@ def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_score
     computed once and a sentence only meets the sources that share a term with it (an inverted index):
     linear in answer and sources.
     """
-    docs = _doc_terms(sources)
+    read = _read_sources(sources)
+    docs = [(sid, toks) for sid, toks, _ in read]
+    doc_lang = [lang for _, _, lang in read]
     if not docs:
         return answer
     faq_only = all(sid.startswith("[cite:F:") for sid, _ in docs)
@@ -109,7 +117,6 @@ def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_score
         for t in toks:
             postings.setdefault(t, []).append(i)
     answer_lang = detect_language(answer)
-    sources_lang = detect_language(" ".join(str(s.get("content", ""))[:400] for s in sources[:20]))
     meaning = _Meaning(sources) if _small(sources) else None
 
     inserts: list[tuple[int, str]] = []
@@ -139,8 +146,10 @@ def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_score
         cosines = meaning.closeness(text, _semantic_pool(lexical, len(docs))) if meaning is not None else {}
         # across languages the token path finds nothing: the encoder decides there (on dev, same-language
         # paraphrases lost more precision to it than they gained recall); an announcement ("…says:") is no claim
-        across = lang != sources_lang and not text.rstrip().endswith((":", "："))
+        across = any(dl != lang for dl in doc_lang) and not text.rstrip().endswith((":", "："))
         encoded = meaning.encoded(text) if meaning is not None and not passed and across else {}
+        # ... and only a source in another language than the sentence is cited by it
+        encoded = encoded if not encoded or doc_lang[max(encoded, key=lambda i: (encoded[i], -i))] != lang else {}
         scored = _supporting(lexical, passed, cosines if not faq_only else {}, docs, SEM_ALONE, encoded,
                              ENC_ALONE_FAQ if faq_only else ENC_ALONE)
         if not scored:

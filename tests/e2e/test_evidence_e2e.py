@@ -1,7 +1,7 @@
 """The evidence in the running app: lit on a real deck's slide, lit in the transcript, and audited.
 
 One app for the module: the sample course plus a course (in the library folder) whose deck is a real
-beamer deck from ../shared/real (those tests skip without it).
+beamer deck copied into tests/material_real.
 """
 
 from __future__ import annotations
