@@ -3,7 +3,7 @@
 * ``repo_root``, ``sample_course``: the checkout and its sample course (``sample_decks/``).
 * ``contract_vectors`` / ``contract_cases``: ``citation_core/contract/vectors.json``; a test with a
   ``contract_case`` argument runs once per case (ids are the case names).
-* ``real_dir`` and the ``real`` marker: the real decks and transcripts copied into ``tests/material_real`` (from ../shared/real);
+* ``real_dir`` and the ``real`` marker: the real decks and transcripts copied into ``tests/material_real``;
   both skip the test with a reason when that folder is absent.
 * ``chromium``: one headless Chromium (Debian's /usr/bin/chromium) for the whole session; skips when
   it is missing. ``new_page`` opens pages in their own contexts and closes them afterwards.
