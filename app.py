@@ -23,6 +23,18 @@ except CitationStudioError as exc:
     st.error(f"The store cannot be opened: {exc}", icon=":material/error:")
     st.stop()
 
+# The multilingual encoder (about 1 s of CPU) loads once per process in the background, while the first page
+# draws: the first question does not wait for it.
+from citation_core.text.encoder import preload  # noqa: E402
+
+
+@st.cache_resource(show_spinner=False)
+def _encoder_loading() -> object:
+    return preload()
+
+
+_encoder_loading()
+
 pages = [
     st.Page("pages/ask.py", title="Ask", icon=":material/forum:", default=True),
     st.Page("pages/chip_preview.py", title="Chip preview", icon=":material/sell:"),

@@ -82,7 +82,9 @@ class _Semantic:
         entry = vector_cache.key(encoder.name, flat)
         vecs = vector_cache.load(entry, len(flat), encoder.dimensions) if flat else None
         if vecs is None:
-            vecs = encoder.embed(flat) if flat else np.zeros((0, encoder.dimensions), np.float32)
+            # as the cache keeps them (float16): a search gives the same ranking whether the vectors were just
+            # made or read back
+            vecs = vector_cache.as_stored(encoder.embed(flat) if flat else np.zeros((0, encoder.dimensions)))
             if flat:
                 vector_cache.store(entry, vecs)
         at = 0

@@ -51,7 +51,7 @@ def test_asking_stores_the_answer_in_stored_form(isolated_store: Path) -> None:
     at = page("ask.py")
     for _ in range(5):
         at.button(key="next").click().run()
-    at.text_area[0].input("How does the merge procedure combine two sorted halves?")
+    at.text_area[0].input("How does the merge procedure on this slide combine two sorted halves?")
     at.button[-1].click().run()  # the form's Ask button is rendered last in the form
     assert not at.exception, at.exception
     store = LmsStore(isolated_store)

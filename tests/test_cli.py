@@ -197,7 +197,7 @@ def test_course_with_a_deck_outside_its_folder_lists_the_full_path(cli: Cli, sam
 
 def test_ask_cites_deck_index_while_the_text_names_printed_numbers(cli: Cli, sample_course: Path) -> None:
     out = cli("ask", "--course", str(sample_course), "--unit", "101", "--page", "6", "--question",
-              "How does the merge procedure combine two sorted halves?", "--json")
+              "How does the merge procedure on this slide combine two sorted halves?", "--json")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["current_view"]["page"] == 6 and data["current_view"]["display_page_number"] == "4"

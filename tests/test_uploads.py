@@ -77,3 +77,18 @@ def test_out_of_order_cues_are_kept_with_a_warning_naming_the_cue(tmp_path: Path
     vtt = b"WEBVTT\n\n1\n00:00:05.000 --> 00:00:09.000\nlater\n\n2\n00:00:01.000 --> 00:00:03.000\nearlier\n"
     result = add_upload(tmp_path, Upload("ok.pdf", DECK), Upload("talk.vtt", vtt))
     assert any("talk.vtt" in w and "2" in w for w in result.warnings)
+
+
+def test_a_transcript_in_another_language_than_its_deck_is_said_on_upload(tmp_path: Path) -> None:
+    from tests.material_fixtures import make_pdf
+
+    deck = make_pdf(tmp_path / "merge.pdf", [["Merge sort", "Split the list into two halves, sort both halves "
+                                                            "recursively and merge the sorted halves into one list"]])
+    german = ("WEBVTT\n\n00:00:01.000 --> 00:00:05.000\nHeute sehen wir uns an, wie Mergesort eine Liste in zwei "
+              "Hälften teilt.\n\n00:00:05.000 --> 00:00:09.000\nDanach werden die beiden sortierten Hälften wieder "
+              "zusammengeführt.\n")
+    added = add_upload(tmp_path / "library", Upload("merge.pdf", deck.read_bytes()),
+                       transcript=Upload("vorlesung.vtt", german.encode("utf-8")))
+    said = [w for w in added.warnings if "vorlesung.vtt" in w]
+    assert said == ["vorlesung.vtt: the transcript is in de, the deck merge.pdf in en: answers quote each in its "
+                    "own language"]

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from citation_core.chat.chat_pipeline import ChatPipeline
-from citation_core.chat.offline_writer import CLOSEST, OTHER_LANGUAGE, PHRASES, write_answer
+from citation_core.chat.offline_writer import CLOSEST, ELSEWHERE, OTHER_LANGUAGE, PHRASES, write_answer
 from citation_core.chat.view import ViewPosition
 from citation_core.contract import parse
 from citation_core.llm.config import load_config
@@ -65,6 +65,39 @@ def test_the_open_units_passages_are_read_besides_the_course_wide_search() -> No
     units = {int(s.lecture_unit_id) for s in result.retrieved}
     assert {101, 201} <= units
     assert [m.entity_id for m in parse(result.answer, "client")][:1] == ["101"]  # the slide that answers leads
+    # and the answer says first that it leaves the open unit
+    assert result.writer_answer.startswith(ELSEWHERE["en"].format(u="Hash Tables",
+                                                                  o="Merge Sort and the Master Theorem"))
+
+
+def test_an_answer_stays_in_its_unit_while_the_unit_answers() -> None:
+    # reported: answered from the search-tree unit's pseudo-code, because it says TREE-WALK
+    result = chat()("Walk me through how the two halves get combined.", ViewPosition(101, page=9))
+    cited = {m.entity_id for m in parse(result.answer, "client") if m.type == "L"}
+    assert cited == {"101"}, result.answer
+    assert not result.writer_answer.startswith("Unit “")
+    # the same question asked in German: the English unit still answers it, quoted in English
+    result = chat()("Wie werden die beiden Hälften zusammengeführt?", ViewPosition(101, page=9), language="de")
+    assert {m.entity_id for m in parse(result.answer, "client") if m.type == "L"} == {"101"}, result.answer
+    assert result.writer_answer.startswith(OTHER_LANGUAGE["de"])
+    assert result.languages_differ == ("de", "en")
+
+
+def test_a_word_the_open_deck_shares_with_another_units_transcript_keeps_the_answer_in_the_deck(
+        tmp_path: Path) -> None:
+    # reported: "how do I make a word stand out?" on the beamer demo was answered from another unit's
+    # transcript of a Python talk
+    from tests.material_fixtures import REAL_DECKS, REAL_TRANSCRIPTS
+
+    (tmp_path / "beamer.pdf").write_bytes((REAL_DECKS / "en_metropolis_demo.pdf").read_bytes())
+    (tmp_path / "talk.srt").write_bytes((REAL_TRANSCRIPTS / "en_google_PainlessPython_part1.srt").read_bytes())
+    (tmp_path / "course.yml").write_text(
+        "id: 9\nname: Real\nlanguage: en\nlectures:\n  - id: 90\n    name: Real\n    units:\n"
+        "      - {id: 901, name: metropolis, language: en, deck: beamer.pdf}\n"
+        "      - {id: 904, name: painless, language: en, transcript: talk.srt}\n", encoding="utf-8")
+    chat = ChatPipeline(load_config(Path(ROOT), override=""), load_material(tmp_path))
+    result = chat("how do I make a word stand out?", ViewPosition(901, page=12))
+    assert {m.entity_id for m in parse(result.answer, "client") if m.type == "L"} == {"901"}, result.answer
 
 
 def test_a_unit_with_a_transcript_but_no_video_is_quoted_as_its_transcript(tmp_path: Path) -> None:

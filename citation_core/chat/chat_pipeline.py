@@ -19,7 +19,7 @@ from ..pipeline.model_calls import ModelFactory, RoleModel
 from ..pipeline.prompts import Prompts
 from ..pipeline.trace import ProgressCallback
 from ..sources import FaqSource, LectureSource, Sources
-from ..text import sentences
+from ..text import detect_language, lang_code, sentences
 from .tools import ToolState
 from .view import CurrentView, ViewPosition, current_view
 from .writers import WriterTurn, write, writer_for
@@ -42,6 +42,8 @@ class ChatResult:
     faqs: tuple[FaqSource, ...] = ()
     models: dict[str, str] = field(default_factory=dict)
     audits: tuple[Audit, ...] = ()  # one per marker of ``answer``: its sentence, evidence and support verdict
+    # the question is in another language than the open unit's material: (question's, material's) codes
+    languages_differ: tuple[str, str] | None = None
 
     def usage(self) -> dict[str, Any]:
         return usage_of(self.traces.values())
@@ -49,7 +51,8 @@ class ChatResult:
     def to_json(self) -> dict[str, Any]:
         return {"answer": self.answer, "citations": [c.to_json() for c in self.citations],
                 "current_view": self.current_view.to_json(), "context_switched": self.context_switched,
-                "failures": [f.to_json() for f in self.failures], "usage": self.usage(), "models": self.models}
+                "failures": [f.to_json() for f in self.failures], "usage": self.usage(), "models": self.models,
+                "languages_differ": list(self.languages_differ) if self.languages_differ else None}
 
 
 def _unique(items: Iterable[T], key: Callable[[T], str]) -> list[T]:
@@ -152,4 +155,12 @@ class ChatPipeline:
                                 "the answer is the text that arrived before the cut, cited as it is"), *failures)
         return ChatResult(question, cited.answer, answer, cited.citations, view, switched,
                           state.switched_to if switched else None, failures, traces,
-                          tuple(state.retrieved), tuple(faqs), models, tuple(audits))
+                          tuple(state.retrieved), tuple(faqs), models, tuple(audits),
+                          self._languages(question, state.switched_to if state.switched_to is not None and switched
+                                          else view.unit_id, lang.language.code))
+
+    def _languages(self, question: str, unit_id: int, fallback: str) -> tuple[str, str] | None:
+        """(the question's language, the unit's) where they differ; None where they agree or cannot be told."""
+        material = lang_code(self.material.unit(unit_id).unit.language)
+        asked = detect_language(question, fallback) if question.strip() else material
+        return (asked, material) if asked != material else None

@@ -86,23 +86,25 @@ def repeated_lines(material: CourseMaterial, unit_id: int) -> frozenset[str]:
 
 
 _REPEATED: dict[tuple[int, int], tuple[CourseMaterial, frozenset[str]]] = {}
-_RARITY: dict[int, tuple[CourseMaterial, dict[str, float]]] = {}
+_RARITY: dict[tuple[int, int | None], tuple[CourseMaterial, dict[str, float]]] = {}
 
 
-def course_rarity(material: CourseMaterial) -> dict[str, float]:
-    """How rare each term is in the whole course (idf over its page chunks and transcript segments): a
-    word on every slide of a unit ("Knoten") says less about which slide answers than a rare one."""
-    cached = _RARITY.get(id(material))
+def course_rarity(material: CourseMaterial, unit_id: int | None = None) -> dict[str, float]:
+    """How rare each term is among the page chunks and transcript segments of one unit (idf), or of the whole
+    course without ``unit_id``: a word on every slide of the unit ("Knoten" in a unit on search trees) says
+    less about which of its slides answers than a rare one ("löschen"), however rare it is in other units."""
+    key = (id(material), unit_id)
+    cached = _RARITY.get(key)
     if cached is not None and cached[0] is material:
         return cached[1]
-    texts = [c.text for um in material.units.values() for c in um.chunks]
-    texts += [s.text for um in material.units.values() for s in um.segments]
+    units = [material.unit(unit_id)] if unit_id is not None else list(material.units.values())
+    texts = [c.text for um in units for c in um.chunks] + [s.text for um in units for s in um.segments]
     df: Counter[str] = Counter()
     for text in texts:
         df.update(terms(text))
     n = len(texts) or 1
     rarity = {t: math.log(1 + n / (c + 0.5)) for t, c in df.items()}
-    _RARITY[id(material)] = (material, rarity)
+    _RARITY[key] = (material, rarity)
     return rarity
 
 

@@ -17,6 +17,7 @@ from ..llm.offline import OfflineModel
 from ..material.library import CourseMaterial
 from ..pipeline.model_calls import RoleModel, complete_recorded
 from ..pipeline.trace import Trace
+from ..sources import LectureSource, TranscriptSegment
 from ..text import conflate, content_tokens, detect_language, terms
 from .offline_writer import write_answer
 from .tools import TOOLS, ToolState, course_rarity, passage
@@ -65,7 +66,7 @@ def mentioned_unit(material: CourseMaterial, question: str, current: int) -> int
     return best[1] if best else None
 
 
-OPEN_UNIT_K = 8  # passages of the open unit the offline writer reads besides the course-wide search
+RANKED_K = 10  # passages the offline writer reads from each ranking (the open unit's, the course's)
 
 
 class ExtractiveWriter:
@@ -81,18 +82,26 @@ class ExtractiveWriter:
             state.switched_to = target
         context = turn.context()
         view_json = {} if target is not None else self._view(state, view)
-        if target is None:  # the open unit's best passages too: the course-wide search can miss them all
-            state.lecture_retrieval(turn.question, k=OPEN_UNIT_K, unit_id=view.unit_id, context=context)
-        state.lecture_retrieval(turn.question, k=6, unit_id=target, context=context)
+        # one ranking (retrieval's fusion of BM25 and meaning) in two scopes: the open unit's passages, best
+        # first, then the course's; the writer answers from the open unit unless only another unit answers
+        # (``offline_writer.write_answer``), and says so when it goes elsewhere
+        here = [] if target is not None else state.lecture_retrieval(turn.question, k=RANKED_K, unit_id=view.unit_id,
+                                                                     context=context)
+        course = state.lecture_retrieval(turn.question, k=RANKED_K, unit_id=target, context=context)
         state.faq_retrieval(turn.question)
-        rarity = course_rarity(state.material)
+        rarity = course_rarity(state.material, target if target is not None else view.unit_id)
+        everywhere = course_rarity(state.material)
         asked_text = " ".join([turn.question, *(f"{q} {a[:600]}" for q, a in turn.history[-2:])])
         lang = detect_language(turn.question, turn.language)
         asked = {conflate(t, rarity, lang) for t in terms(asked_text, lang)}
+        ranked = list({s.uuid: s for s in [*here, *course]}.values())
         inputs = {"question": turn.question, "language": turn.language, "view": view_json,
                   "history": [list(h) for h in turn.history],
                   "rarity": {t: rarity[t] for t in asked if t in rarity},
-                  "passages": [passage(state.material, s) for s in state.retrieved],
+                  "course_rarity": {t: everywhere[t] for t in asked if t in everywhere},
+                  "unit_name": state.material.unit(target if target is not None else view.unit_id).unit.name,
+                  "passages": [self._passage(state, s) for s in ranked],
+                  "course_ranked": [s.uuid for s in course],
                   "faqs": [{"question": f.question, "answer": f.answer} for f in state.faqs]}
         model = OfflineModel(self.role.model_id, self.role.model_name, writer=write_answer)
         request = LlmRequest("writer", turn.messages(), inputs)
@@ -100,6 +109,19 @@ class ExtractiveWriter:
         if turn.on_delta is not None and answer:
             turn.on_delta(answer)  # written at once: one piece
         return answer
+
+    @staticmethod
+    def _passage(state: ToolState, src: LectureSource) -> dict[str, Any]:
+        """A passage as the offline writer reads it: a transcript cue with the slide on screen while it is
+        spoken (``shown``), which is then retrieved too, so that the answer can cite it."""
+        out = passage(state.material, src)
+        if isinstance(src, TranscriptSegment) and src.page_number is not None:
+            um = state.material.unit(int(src.lecture_unit_id))
+            shown = [c for c in um.chunks if c.page_number == src.page_number]
+            if shown:
+                state.retrieved.extend(c for c in shown if c not in state.retrieved)
+                out["shown"] = passage(state.material, shown[0])
+        return out
 
     @staticmethod
     def _view(state: ToolState, view: CurrentView) -> dict[str, Any]:

@@ -215,6 +215,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
         _emit(result.to_json())
     else:
         _write(("\n\n" if drafted else "") + result.answer + "\n")
+    if result.languages_differ is not None:  # said every time, as the offline answer says it
+        asked, written = result.languages_differ
+        print(f"citation-studio: the question is in {asked}, the unit's material in {written}: passages are "
+              f"quoted in {written}", file=sys.stderr)
     for failure in result.failures if not args.json else ():
         if failure.kind == "writer":  # the answer is cut short: said on stderr, the answer kept on stdout
             print(f"citation-studio: {failure.message}", file=sys.stderr)

@@ -31,7 +31,7 @@ from ..text.languages import detect_text_language
 from ..yaml_file import read_yaml
 from .course import LANGUAGE_CODE, MANIFEST_NAME, load_course, load_faqs
 from .deck import PDF_ERRORS, Progress, load_deck
-from .models import Deck, LectureUnit
+from .models import Deck, LectureUnit, Transcript
 from .transcript import load_transcript
 
 LIBRARY_COURSE_ID = 900
@@ -265,6 +265,17 @@ def deck_language(deck: Deck) -> str | None:
     return detect_text_language("\n".join(page.text for page in deck.pages))
 
 
+def transcript_language(transcript: Transcript) -> str | None:
+    """The language of the transcript's spoken text, read as a deck's is; None when it cannot be told."""
+    return detect_text_language(" ".join(cue.text for cue in transcript.cues[:2000]))
+
+
+def languages_differ(deck: Deck, transcript: Transcript) -> tuple[str, str] | None:
+    """(the deck's language, the transcript's) where both can be told and they differ."""
+    deck_lang, spoken = deck_language(deck), transcript_language(transcript)
+    return (deck_lang, spoken) if deck_lang and spoken and deck_lang != spoken else None
+
+
 def _default_name(deck_name: str) -> str:
     """A new unit's name from its deck's file name: the stem with underscores as spaces."""
     source_name = display_name(deck_name)
@@ -385,6 +396,10 @@ def add_upload(root: Path, deck: Upload, transcript: Upload | None = None, faqs:
         if transcript and tsuffix:
             tr = _scratch_copy(scratch, transcript, f"transcript{tsuffix}", load_transcript)
             warnings.extend(_renamed(w, f"transcript{tsuffix}", display_name(transcript.name)) for w in tr.warnings)
+            differ = languages_differ(loaded, tr)
+            if differ is not None:
+                warnings.append(f"{display_name(transcript.name)}: the transcript is in {differ[1]}, the deck "
+                                f"{display_name(deck.name)} in {differ[0]}: answers quote each in its own language")
         if faqs:
             _scratch_copy(scratch, faqs, f"faqs{_suffix(faqs.name)}", load_faqs)
 

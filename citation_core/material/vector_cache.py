@@ -38,6 +38,12 @@ def key(encoder_name: str, statements: Sequence[str]) -> str:
     return digest.hexdigest()
 
 
+def as_stored(vectors: np.ndarray) -> np.ndarray:
+    """``vectors`` (float32) at the precision an entry keeps them (float16)."""
+    out: np.ndarray = np.asarray(vectors, dtype=np.float16).astype(np.float32)
+    return out
+
+
 def load(entry_key: str, rows: int, dims: int) -> np.ndarray | None:
     """The stored vectors for ``entry_key`` as float32, or None (none stored, foreign or damaged)."""
     path = cache_dir() / f"{entry_key}.npy"
@@ -84,4 +90,4 @@ def _prune(folder: Path) -> None:
             old.unlink(missing_ok=True)
 
 
-__all__ = ["cache_dir", "key", "load", "store"]
+__all__ = ["as_stored", "cache_dir", "key", "load", "store"]
