@@ -681,7 +681,9 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
         def in_open_unit(d: Doc) -> bool:
             return not view_unit or str(d.source.get("unit") or "") == view_unit
 
-        leaders = [d for d in ranked if d.units and not d.source.get("filler") and _can_lead(d)]
+        # a title, agenda or divider page leads only a question about the lecture as a whole ("Worum geht es in
+        # der Vorlesung?")
+        leaders = [d for d in ranked if d.units and (query.overview or not d.source.get("filler")) and _can_lead(d)]
         here = [d for d in leaders if in_open_unit(d)]
         if view_doc is not None and view_doc.units and not view.get("filler") and view_doc not in here:
             here.append(view_doc)  # the open slide is part of the open unit, where the ranking missed it

@@ -117,7 +117,7 @@ def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_score
         for t in toks:
             postings.setdefault(t, []).append(i)
     answer_lang = detect_language(answer)
-    meaning = _Meaning(sources) if _small(sources) else None
+    meaning = _Meaning(sources, tokens=_small(sources))
 
     inserts: list[tuple[int, str]] = []
     for sent in sentences(answer, answer_lang):
@@ -222,14 +222,25 @@ class _Meaning:
     (``text.similarity.Matcher``, tokens weighted by their rarity among these statements), and compared
     whole by the multilingual encoder (``text.encoder``), each where it is available."""
 
-    def __init__(self, sources: Sequence[Mapping[str, str]]) -> None:
-        model = semantic_model()
-        parts = [statements(str(s.get("content", ""))) for s in sources]
-        self._owner = [i for i, part in enumerate(parts) for _ in part]
-        flat = [st for part in parts for st in part]
-        self._matcher = model.matcher(flat) if model is not None else None
-        self._statements = flat
+    def __init__(self, sources: Sequence[Mapping[str, str]], tokens: bool = True) -> None:
+        """``tokens``: match token by token too (costly on a whole course; the encoder compares whole
+        statements, cheaply, and only for sentences in another language than their sources)."""
+        self._sources = sources
+        self._owner: list[int] = []
+        self._statements: list[str] = []
+        self._read = False
+        model = semantic_model() if tokens else None
+        self._matcher = model.matcher(self._read_statements()) if model is not None else None
         self._vectors: np.ndarray | None = None
+
+    def _read_statements(self) -> list[str]:
+        """Every source's statements, read on first need."""
+        if not self._read:
+            parts = [statements(str(s.get("content", ""))) for s in self._sources]
+            self._owner = [i for i, part in enumerate(parts) for _ in part]
+            self._statements = [st for part in parts for st in part]
+            self._read = True
+        return self._statements
 
     def closeness(self, sentence: str, pool: Sequence[int]) -> dict[int, float]:
         """Per source of ``pool``: how closely its closest statement says what ``sentence`` says."""
@@ -249,7 +260,7 @@ class _Meaning:
         """Per source: the encoder's cosine of its closest statement with ``sentence`` ({} without the
         encoder). The statements are embedded once per call, on first need."""
         encoder = sentence_encoder()
-        if encoder is None or not self._statements:
+        if encoder is None or not self._read_statements():
             return {}
         if self._vectors is None:
             self._vectors = encoder.embed(self._statements)

@@ -38,6 +38,9 @@ def upload(page: Any, name: str, data: bytes) -> tuple[str, str]:
     page.locator("input[type=file]").first.set_input_files(
         files=[{"name": name, "mimeType": "application/pdf", "buffer": data}])
     wait_uploaded(page.locator("[data-testid=stFileChip]").first)
+    # the page reads the chosen deck (its title and language) in a rerun: the click waits for it to end, or
+    # the rerun's new form can swallow it
+    wait_idle(page)
     page.get_by_role("button", name="Add to library").click()
     try:
         page.locator("[data-testid=stAlert], [data-testid=stException]").first.wait_for(timeout=60_000)
