@@ -9,12 +9,13 @@ source.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
 import threading
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -67,11 +68,6 @@ SEM_MARGIN = 0.035  # and is that much closer than any source saying something e
 # whose closest statement stands out clearly, without a shared term (a German sentence about an English slide)
 ENC_ALONE = 0.3  # the statement is at least this close (encoder cosine) ...
 ENC_MARGIN = 0.03  # ... and this much closer than that of any source saying something else
-ENC_ALONE_FAQ = 1.1  # off: on dev, an FAQ found by the encoder alone was wrong more often than right (see README)
-
-
-def _doc_terms(sources: Sequence[Mapping[str, str]]) -> list[tuple[str, set[str]]]:
-    return [(sid, toks) for sid, toks, _ in _read_sources(sources)]
 
 
 def _read_sources(sources: Sequence[Mapping[str, str]]) -> list[tuple[str, set[str], str]]:
@@ -145,13 +141,13 @@ def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_score
                 passed.add(i)
         cosines = meaning.closeness(text, _semantic_pool(lexical, len(docs))) if meaning is not None else {}
         # across languages the token path finds nothing: the encoder decides there (on dev, same-language
-        # paraphrases lost more precision to it than they gained recall); an announcement ("…says:") is no claim
-        across = any(dl != lang for dl in doc_lang) and not text.rstrip().endswith((":", "："))
+        # paraphrases lost more precision to it than they gained recall, and an FAQ found by it alone was wrong
+        # more often than right); an announcement ("…says:") is no claim
+        across = (not faq_only and any(dl != lang for dl in doc_lang)
+                  and not text.rstrip().endswith((":", "：")))
         encoded = meaning.encoded(text) if meaning is not None and not passed and across else {}
-        # ... and only a source in another language than the sentence is cited by it
-        encoded = encoded if not encoded or doc_lang[max(encoded, key=lambda i: (encoded[i], -i))] != lang else {}
         scored = _supporting(lexical, passed, cosines if not faq_only else {}, docs, SEM_ALONE, encoded,
-                             ENC_ALONE_FAQ if faq_only else ENC_ALONE)
+                             _written_in_other_than(doc_lang, lang))
         if not scored:
             continue
         best = scored[0][0]
@@ -183,16 +179,16 @@ def _semantic_pool(lexical: Mapping[int, float], n: int) -> list[int]:
 def _supporting(lexical: Mapping[int, float], passed: set[int], cosines: Mapping[int, float],
                 docs: Sequence[tuple[str, set[str]]], alone: float,
                 encoded: Mapping[int, float] | None = None,
-                encoded_alone: float = ENC_ALONE) -> list[tuple[float, int]]:
+                other_language: Callable[[int], bool] = lambda i: True) -> list[tuple[float, int]]:
     """The sources that support a sentence, best first.
 
     Shared terms decide which sources pass and in which order, as without meaning. A sentence no source
     passes by its terms (a paraphrase) is cited to the one source one of whose statements says what it
     says: at least ``alone`` close in meaning token by token, ``SEM_MARGIN`` closer than every source that
     says something else, and sharing at least one term with the sentence; or, by the multilingual encoder
-    (``encoded``), at least ``encoded_alone`` close and ``ENC_MARGIN`` closer than every other source, with no
-    shared term needed (a sentence in another language than its source shares none). Topic-level closeness
-    (every slide of a deck is "about" its topic) passes neither.
+    (``encoded``), at least ``ENC_ALONE`` close and ``ENC_MARGIN`` closer than every other source, and in
+    another language than the sentence (``other_language``), with no shared term needed (it shares none).
+    Topic-level closeness (every slide of a deck is "about" its topic) passes neither.
     """
     chosen = set(passed)
     if not chosen and cosines:
@@ -200,10 +196,15 @@ def _supporting(lexical: Mapping[int, float], passed: set[int], cosines: Mapping
         if best is not None and lexical.get(best, 0.0) > 0:
             chosen.add(best)
     if not chosen and encoded:
-        best = _stands_out(encoded, docs, encoded_alone, ENC_MARGIN)
-        if best is not None:
+        best = _stands_out(encoded, docs, ENC_ALONE, ENC_MARGIN)
+        if best is not None and other_language(best):
             chosen.add(best)
     return sorted(((lexical.get(i, 0.0), i) for i in chosen), key=lambda s: (-s[0], s[1]))
+
+
+def _written_in_other_than(doc_lang: Sequence[str], lang: str) -> Callable[[int], bool]:
+    """Whether the source at an index is written in another language than ``lang``."""
+    return lambda i: doc_lang[i] != lang
 
 
 def _stands_out(cosines: Mapping[int, float], docs: Sequence[tuple[str, set[str]]], alone: float,
@@ -226,50 +227,43 @@ class _Meaning:
         """``tokens``: match token by token too (costly on a whole course; the encoder compares whole
         statements, cheaply, and only for sentences in another language than their sources)."""
         self._sources = sources
-        self._owner: list[int] = []
-        self._statements: list[str] = []
-        self._read = False
         model = semantic_model() if tokens else None
-        self._matcher = model.matcher(self._read_statements()) if model is not None else None
+        self._matcher = model.matcher(self._parts[1]) if model is not None else None
         self._vectors: np.ndarray | None = None
 
-    def _read_statements(self) -> list[str]:
-        """Every source's statements, read on first need."""
-        if not self._read:
-            parts = [statements(str(s.get("content", ""))) for s in self._sources]
-            self._owner = [i for i, part in enumerate(parts) for _ in part]
-            self._statements = [st for part in parts for st in part]
-            self._read = True
-        return self._statements
+    @functools.cached_property
+    def _parts(self) -> tuple[list[int], list[str]]:
+        """Every source's statements, read on first need, and the source each belongs to."""
+        parts = [statements(str(s.get("content", ""))) for s in self._sources]
+        return [i for i, part in enumerate(parts) for _ in part], [st for part in parts for st in part]
+
+    def _per_source(self, scores: Iterable[tuple[int, float]]) -> dict[int, float]:
+        """Per source: the best score of its statements, from (statement index, score) pairs."""
+        owners = self._parts[0]
+        out: dict[int, float] = {}
+        for k, score in scores:
+            if score > out.get(owners[k], -1.0):
+                out[owners[k]] = float(score)
+        return out
 
     def closeness(self, sentence: str, pool: Sequence[int]) -> dict[int, float]:
         """Per source of ``pool``: how closely its closest statement says what ``sentence`` says."""
         if self._matcher is None or not pool:
             return {}
         wanted = set(pool)
-        only = [k for k, owner in enumerate(self._owner) if owner in wanted]
-        out: dict[int, float] = {}
+        only = [k for k, owner in enumerate(self._parts[0]) if owner in wanted]
         scores = self._matcher.scores(sentence, only)
-        for k in only:
-            owner = self._owner[k]
-            if scores[k] > out.get(owner, -1.0):
-                out[owner] = float(scores[k])
-        return out
+        return self._per_source((k, scores[k]) for k in only)
 
     def encoded(self, sentence: str) -> dict[int, float]:
         """Per source: the encoder's cosine of its closest statement with ``sentence`` ({} without the
         encoder). The statements are embedded once per call, on first need."""
         encoder = sentence_encoder()
-        if encoder is None or not self._read_statements():
+        if encoder is None or not self._parts[1]:
             return {}
         if self._vectors is None:
-            self._vectors = encoder.embed(self._statements)
-        sims = self._vectors @ encoder.embed([sentence])[0]
-        out: dict[int, float] = {}
-        for owner, c in zip(self._owner, sims, strict=True):
-            if c > out.get(owner, -1.0):
-                out[owner] = float(c)
-        return out
+            self._vectors = encoder.embed(self._parts[1])
+        return self._per_source(enumerate(self._vectors @ encoder.embed([sentence])[0]))
 
 
 _QUOTED = re.compile(r"“[^”]*”|„[^“”]*[“”]|«[^»]*»|\"[^\"]*\"|「[^」]*」|‚[^‘]*‘")
