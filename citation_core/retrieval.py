@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -55,13 +55,12 @@ class _Semantic:
     at once, the first time a search may return one of its texts, and kept on disk by content
     (``material.vector_cache``), so a unit's material is embedded once per version, not at every start."""
 
-    def __init__(self, size: int, statements: Callable[[int], Sequence[str]], groups: Sequence[int]) -> None:
+    def __init__(self, size: int, statements: Callable[[int], Sequence[str]], groups: Sequence[int],
+                 members: Mapping[int, Sequence[int]]) -> None:
         self._size = size
         self._statements = statements  # read on first use: building an index reads no slide twice
-        self._groups: dict[int, list[int]] = {}
-        for i, g in enumerate(groups):
-            self._groups.setdefault(g, []).append(i)
-        self._group_of = list(groups)
+        self._group_of = groups  # per text, its group
+        self._groups = members  # per group, its texts
         self._vectors: dict[int, np.ndarray] = {}
         self._lock = threading.Lock()
 
@@ -135,17 +134,17 @@ class _Bm25:
     def __init__(self, texts: Sequence[str], statements: Callable[[int], Sequence[str]] | None = None,
                  fusion: Fusion = FUSION, groups: Sequence[int] | None = None) -> None:
         self._size = len(texts)
-        self.semantic = (_Semantic(len(texts), statements, groups if groups is not None else [0] * len(texts))
+        self._group_of = list(groups) if groups is not None else [0] * len(texts)
+        members: dict[int, list[int]] = {}
+        for i, g in enumerate(self._group_of):
+            members.setdefault(g, []).append(i)
+        self.semantic = (_Semantic(len(texts), statements, self._group_of, members)
                          if statements is not None and fusion != "bm25" else None)
         self.fusion = fusion
         self._model: bm25s.BM25 | None = None
         self._vocab: set[str] = set()
         self._lang = detect_language(" ".join(t[:300] for t in texts[:50])) if texts else "en"
         # each group's (unit's) own language: a question in another language is found by meaning first
-        members: dict[int, list[int]] = {}
-        for i, g in enumerate(groups if groups is not None else [0] * len(texts)):
-            members.setdefault(g, []).append(i)
-        self._group_of = list(groups) if groups is not None else [0] * len(texts)
         self._group_lang = {g: detect_language(" ".join(texts[i][:300] for i in ids[:30]), self._lang)
                             for g, ids in members.items()}
         if texts:
