@@ -10,16 +10,13 @@ vectors are made again and the entry rewritten. A cache that cannot be written i
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from . import deck_cache
+from . import deck_cache, json_cache
 
 MAX_ENTRIES = 2000
 FOLDER = "vectors"
@@ -63,31 +60,10 @@ def load(entry_key: str, rows: int, dims: int) -> np.ndarray | None:
 
 
 def store(entry_key: str, vectors: np.ndarray) -> None:
-    """Write the entry atomically (a temporary file, then a rename); keep at most :data:`MAX_ENTRIES`."""
-    folder = cache_dir()
-    tmp: str | None = None
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".entry-", suffix=".npy.tmp")
-        with os.fdopen(fd, "wb") as fh:
-            np.save(fh, np.asarray(vectors, dtype=np.float16), allow_pickle=False)
-        os.replace(tmp, folder / f"{entry_key}.npy")
-        tmp = None
-        _prune(folder)
-    except OSError:
-        return
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-
-
-def _prune(folder: Path) -> None:
-    entries = [p for p in folder.glob("*.npy") if not p.name.startswith(".")]
-    if len(entries) > MAX_ENTRIES:
-        entries.sort(key=lambda p: p.stat().st_mtime)
-        for old in entries[: len(entries) - MAX_ENTRIES]:
-            old.unlink(missing_ok=True)
+    """Write the entry atomically; keep at most :data:`MAX_ENTRIES` (``json_cache.write_atomic``)."""
+    json_cache.write_atomic(cache_dir() / f"{entry_key}.npy",
+                            lambda fh: np.save(fh, np.asarray(vectors, dtype=np.float16), allow_pickle=False),
+                            MAX_ENTRIES)
 
 
 __all__ = ["as_stored", "cache_dir", "key", "load", "store"]
