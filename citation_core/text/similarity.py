@@ -25,7 +25,7 @@ import re
 import threading
 import warnings
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,6 +45,44 @@ class ModelUnavailable(Exception):
     """The embedding model's files are missing or unreadable."""
 
 
+class RecentVectors:
+    """The vectors of recently embedded texts, kept per process and shared by its sessions (thread-safe; the
+    least recently used go first once ``size`` are kept)."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def embed(self, keys: Sequence[str], dims: int, make: Callable[[list[str]], np.ndarray]) -> np.ndarray:
+        """A (len(keys), dims) float32 array: a key seen recently from memory, the others made by ``make`` in
+        one call (each distinct key once); an empty key is a zero vector."""
+        out = np.zeros((len(keys), dims), dtype=np.float32)
+        missing: dict[str, list[int]] = {}
+        with self._lock:
+            for i, key in enumerate(keys):
+                if not key:
+                    continue
+                vec = self._vectors.get(key)
+                if vec is None:
+                    missing.setdefault(key, []).append(i)
+                else:
+                    self._vectors.move_to_end(key)
+                    out[i] = vec
+        if not missing:
+            return out
+        fresh = list(missing)
+        made = make(fresh)
+        with self._lock:
+            for key, vec in zip(fresh, made, strict=True):
+                out[missing[key]] = vec
+                self._vectors[key] = vec
+                self._vectors.move_to_end(key)
+            while len(self._vectors) > self._size:
+                self._vectors.popitem(last=False)
+        return out
+
+
 @dataclass
 class StaticEmbedding:
     """Token vectors and their tokenizer; ``embed`` gives one unit vector per text (zero for an empty text)."""
@@ -52,8 +90,7 @@ class StaticEmbedding:
     table: np.ndarray  # (vocabulary, dimensions), float16
     tokenizer: Any  # tokenizers.Tokenizer
     name: str = "wordllama l2_supercat_256"
-    _cache: OrderedDict[str, np.ndarray] = field(default_factory=OrderedDict, repr=False)
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _recent: RecentVectors = field(default_factory=lambda: RecentVectors(CACHE_SIZE), repr=False)
 
     @property
     def dimensions(self) -> int:
@@ -61,38 +98,19 @@ class StaticEmbedding:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """A (len(texts), dimensions) float32 array of unit vectors; vectors of recent texts are reused."""
-        out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
-        missing: dict[str, list[int]] = {}
-        with self._lock:
-            for i, text in enumerate(texts):
-                vec = self._cache.get(text)
-                if vec is None:
-                    missing.setdefault(text, []).append(i)
-                else:
-                    self._cache.move_to_end(text)
-                    out[i] = vec
-        if not missing:
-            return out
-        keys = list(missing)
-        encoded = [self._encode(t) for t in keys]
+        return self._recent.embed(texts, self.dimensions, self._make)
+
+    def _make(self, keys: list[str]) -> np.ndarray:
+        """The unit vectors of ``keys``: the mean of their tokens' rows, normalised (zero without tokens)."""
         vocab = self.table.shape[0]
-        fresh: list[tuple[str, np.ndarray]] = []
-        for key, enc in zip(keys, encoded, strict=True):
-            ids = np.asarray(enc.ids, dtype=np.int64)
+        out = np.zeros((len(keys), self.dimensions), dtype=np.float32)
+        for k, key in enumerate(keys):
+            ids = np.asarray(self._encode(key).ids, dtype=np.int64)
             ids = ids[(ids >= 0) & (ids < vocab)]
             vec = self.table[ids].astype(np.float32).mean(axis=0) if ids.size else np.zeros(self.dimensions,
                                                                                            np.float32)
             norm = float(np.linalg.norm(vec))
-            vec = vec / norm if norm > 0 and np.isfinite(norm) else np.zeros(self.dimensions, np.float32)
-            fresh.append((key, vec))
-            for i in missing[key]:
-                out[i] = vec
-        with self._lock:
-            for key, vec in fresh:
-                self._cache[key] = vec
-                self._cache.move_to_end(key)
-            while len(self._cache) > CACHE_SIZE:
-                self._cache.popitem(last=False)
+            out[k] = vec / norm if norm > 0 and np.isfinite(norm) else 0.0
         return out
 
     def similarity(self, a: str, b: str) -> float:
