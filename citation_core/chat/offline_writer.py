@@ -470,6 +470,10 @@ class Scorer:
             scores = [sc + about for sc in scores]
         return scores
 
+    def strongest(self, d: Doc) -> float:
+        """The score of ``d``'s statement that answers most (``statements``)."""
+        return max(self.statements(d), default=0.0)
+
     def answers(self, d: Doc) -> bool:
         """Whether ``d`` has something on the question: a statement shares a term of it or comes close in
         meaning."""
@@ -628,8 +632,8 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
 
     ``passages`` come ranked: the open unit's best first, then the course's (``course_ranked`` lists the
     course's ranking by uuid). The answer leads with the open slide when the question points at it, else with
-    the best passage of the open unit that answers (shares a term of the question or comes close in meaning),
-    else with the course's best that does, and then it says first that the open unit does not cover it."""
+    the passage of the open unit whose statement says most of the question; it leaves the open unit only for
+    another unit that answers outright, and then says so first."""
     lang = lang_code(str(inputs.get("language", "en")))
     ph = PHRASES[lang]
     question = str(inputs.get("question", ""))
@@ -641,7 +645,6 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
 
     view_doc = _read(view, lang) if view.get("text") else None
     seen = {str(view.get("uuid"))} if view.get("uuid") else set()
-    docs: list[Doc] = []
     ranked: list[Doc] = []  # the ranking, the open slide standing where one of its chunks was found
     for p in passages:
         key = str(p.get("uuid") or id(p))
@@ -652,9 +655,9 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
             continue
         if key not in seen:
             seen.add(key)
-            docs.append(_read(p, lang))
-            ranked.append(docs[-1])
+            ranked.append(_read(p, lang))
     view_ranked = view_doc is not None and view_doc in ranked
+    docs = [d for d in ranked if d is not view_doc]  # the passages besides what is open
     all_docs = [d for d in [view_doc, *docs] if d is not None]
     query.adapt({t for d in all_docs for t in d.all_terms})
     if view_doc is not None and not view.get("filler"):  # a title page lists every topic: it is not pointed at
@@ -697,9 +700,8 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
         by_meaning = bool(answering) and all(d.lang != query.lang for d in answering)
 
         def best(docs: Sequence[Doc]) -> float:
-            if by_meaning:
-                return max((across_units.closest(d) for d in docs), default=0.0)
-            return max((max(across_units.statements(d), default=0.0) for d in docs), default=0.0)
+            return max(((across_units.closest if by_meaning else across_units.strongest)(d) for d in docs),
+                       default=0.0)
 
         clear = [d for d in elsewhere_docs if across_units.outright(d)]
         if answering and clear and (not any(across_units.outright(d) for d in answering)
@@ -715,13 +717,13 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
         if answering:
             # of what the ranking found in the open unit, the passage with the statement that answers most
             # (the question's own terms it says, plus its closeness in meaning); a tie goes to the higher rank
-            primary = max(answering, key=lambda d: (max(scorer.statements(d), default=0.0), -answering.index(d)))
+            primary = max(answering, key=lambda d: (scorer.strongest(d), -answering.index(d)))
         else:
             # another unit only where it answers outright: a word shared by chance with another lecture is no
             # reason to leave the one the student is in
             order = {str(u): i for i, u in enumerate(inputs.get("course_ranked") or [])}
-            primary = max(clear, default=None, key=lambda d: (
-                max(scorer.statements(d), default=0.0), -order.get(str(d.source.get("uuid")), len(order))))
+            primary = max(clear, default=None, key=lambda d: (scorer.strongest(d),
+                                                              -order.get(str(d.source.get("uuid")), len(order))))
             if primary is not None and view_unit:
                 elsewhere = ELSEWHERE[lang].format(u=view_unit, o=str(primary.source.get("unit") or ""))
             elif primary is None and inputs.get("course_ranked") is not None:
