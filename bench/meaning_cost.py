@@ -18,7 +18,6 @@ deck's vectors at most 1 s, once per version.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -26,7 +25,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from .semantic_cost import measure
+from .semantic_cost import TINY_ANSWER, measure, tiny_sources
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -96,13 +95,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args(argv)
     folder = Path(tempfile.mkdtemp(prefix="meaning-cost-"))
-    sources = folder / "sources.json"
-    sources.write_text(json.dumps({"lecture": {"pages": [
-        {"uuid": "a", "lecture_unit_id": 201, "page_number": 4, "display_page_number": "4",
-         "text": "Division method\n• h(k) = k mod m\n• Choose m prime, not close to a power of 2"}]}}),
-        encoding="utf-8")
+    sources = tiny_sources(folder)
     same, other = folder / "same.md", folder / "other.md"
-    same.write_text("Pick a prime number of slots that lies far from any power of two.", encoding="utf-8")
+    same.write_text(TINY_ANSWER, encoding="utf-8")
     other.write_text("Man wählt eine Primzahl als Tabellengröße, weit weg von jeder Zweierpotenz.", encoding="utf-8")
     base = {k: v for k, v in os.environ.items() if k != "CITATION_STUDIO_EMBEDDINGS"}
     base["CITATION_STUDIO_DECK_CACHE"] = str(folder / "cache")

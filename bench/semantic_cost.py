@@ -56,6 +56,19 @@ def measure(argv: Sequence[str], env: dict[str, str]) -> tuple[float, float]:
     return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
+TINY_ANSWER = "Pick a prime number of slots that lies far from any power of two."
+
+
+def tiny_sources(folder: Path) -> Path:
+    """The tiny input's sources (one slide) as ``cite --sources`` reads them, written into ``folder``."""
+    sources = folder / "sources.json"
+    sources.write_text(json.dumps({"lecture": {"pages": [
+        {"uuid": "a", "lecture_unit_id": 201, "page_number": 4, "display_page_number": "4",
+         "text": "Division method\n• h(k) = k mod m\n• Choose m prime, not close to a power of 2"}]}}),
+        encoding="utf-8")
+    return sources
+
+
 def median_of(runs: int, argv: Sequence[str], env: dict[str, str]) -> tuple[float, float]:
     results = [measure(argv, env) for _ in range(runs)]
     return statistics.median(r[0] for r in results), statistics.median(r[1] for r in results)
@@ -66,13 +79,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args(argv)
     folder = Path(tempfile.mkdtemp(prefix="semantic-cost-"))
-    sources = folder / "sources.json"
-    sources.write_text(json.dumps({"lecture": {"pages": [
-        {"uuid": "a", "lecture_unit_id": 201, "page_number": 4, "display_page_number": "4",
-         "text": "Division method\n• h(k) = k mod m\n• Choose m prime, not close to a power of 2"}]}}),
-        encoding="utf-8")
+    sources = tiny_sources(folder)
     answer = folder / "answer.md"
-    answer.write_text("Pick a prime number of slots that lies far from any power of two.", encoding="utf-8")
+    answer.write_text(TINY_ANSWER, encoding="utf-8")
     cite = [sys.executable, "-m", "citation_core.cli.main", "cite", "--sources", str(sources), "--answer", str(answer)]
     base = {k: v for k, v in os.environ.items() if k != "CITATION_STUDIO_EMBEDDINGS"}
     rows = [
