@@ -13,6 +13,7 @@ versions.
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import io
 import os
@@ -270,9 +271,9 @@ def transcript_language(transcript: Transcript) -> str | None:
     return detect_text_language(" ".join(cue.text for cue in transcript.cues[:2000]))
 
 
-def languages_differ(deck: Deck, transcript: Transcript) -> tuple[str, str] | None:
+def languages_differ(deck_lang: str | None, transcript: Transcript) -> tuple[str, str] | None:
     """(the deck's language, the transcript's) where both can be told and they differ."""
-    deck_lang, spoken = deck_language(deck), transcript_language(transcript)
+    spoken = transcript_language(transcript)
     return (deck_lang, spoken) if deck_lang and spoken and deck_lang != spoken else None
 
 
@@ -393,10 +394,12 @@ def add_upload(root: Path, deck: Upload, transcript: Upload | None = None, faqs:
         scratch = Path(tmp)
         loaded = _scratch_copy(scratch, deck, f"{slug}.pdf", lambda path: load_deck(path, progress=progress))
         warnings = [_renamed(w, f"{slug}.pdf", display_name(deck.name)) for w in loaded.warnings]
+        # read on first need, once: beside a transcript's language, and as a new unit's
+        deck_lang = functools.cache(functools.partial(deck_language, loaded))
         if transcript and tsuffix:
             tr = _scratch_copy(scratch, transcript, f"transcript{tsuffix}", load_transcript)
             warnings.extend(_renamed(w, f"transcript{tsuffix}", display_name(transcript.name)) for w in tr.warnings)
-            differ = languages_differ(loaded, tr)
+            differ = languages_differ(deck_lang(), tr)
             if differ is not None:
                 warnings.append(f"{display_name(transcript.name)}: the transcript is in {differ[1]}, the deck "
                                 f"{display_name(deck.name)} in {differ[0]}: answers quote each in its own language")
@@ -412,7 +415,7 @@ def add_upload(root: Path, deck: Upload, transcript: Upload | None = None, faqs:
         if existing is None:
             units = [u for lec in _lectures(data) for u in lec["units"] if isinstance(u, dict)]
             unit_id = max([FIRST_UNIT_ID - 1, *[int(u["id"]) for u in units]]) + 1
-            detected = deck_language(loaded) if "language" not in fields else None
+            detected = deck_lang() if "language" not in fields else None
             existing = {"id": unit_id, "name": _default_name(deck.name),
                         "language": detected or str(data.get("language") or "en"),
                         "deck": f"decks/{unit_id}_{slug}.pdf", "source_name": source_name,
