@@ -129,7 +129,8 @@ def catalog_of(courses: dict[str, CourseMaterial], preview: bool = False) -> Cat
                      um.transcript.cues[-1].end if um.transcript is not None and um.transcript.cues else None,
                      um.transcript is not None)
             for um in m.visible_units(preview)),
-            withheld=() if preview else tuple((uid, um.withheld or "not released") for uid, um in m.withheld.items()))
+            withheld=tuple((uid, f"left out: {why}") for uid, why in m.broken.items()) + (
+                () if preview else tuple((uid, um.withheld or "not released") for uid, um in m.withheld.items())))
         for m in courses.values()))
 
 

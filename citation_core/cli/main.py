@@ -182,12 +182,15 @@ def cmd_course(args: argparse.Namespace) -> int:
                       "versions": {"attachment": u.versions.attachment, "video": u.versions.video}})
     if args.json:
         _emit({"course": {"id": course.id, "name": course.name, "language": course.language}, "units": units,
+               "left_out": {str(uid): why for uid, why in material.broken.items()},
                "faqs": len(course.faqs), "warnings": list(material.warnings)})
         return 0
     _print(f"{course.name} (id {course.id}, {course.language}), {len(course.faqs)} FAQs")
     for row in units:
         _print(f"  unit {row['id']}: {row['name']} [{row['lecture']}] deck={row['deck']} pages={row['pages']} "
               f"video={row['video']} transcript={row['transcript']}")
+    for uid, why in material.broken.items():
+        _print(f"  unit {uid}: left out: {why}")
     return 0
 
 
@@ -197,6 +200,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from ..material.library import load_material
 
     material = load_material(Path(args.course))
+    for uid, why in material.broken.items():  # said once; the other units answer
+        print(f"citation-studio: unit {uid} is left out of the course: {why}", file=sys.stderr)
     pasted = _read_text(args.answer_file, "answer") if args.answer_file else None
     chat = ChatPipeline(_config(args), material)
     # the draft streams to a terminal (or with --stream): its words as the writer writes them, then the

@@ -105,7 +105,9 @@ def load_deck(path: Path, overrides: Mapping[int, str | None] | None = None, *,
             deck_cache.store(digest, parsed, name)
 
     texts = parsed.texts
-    warnings = [f"{name}: page {i}: no extractable text (image-only page?)"
+    unreadable = dict(parsed.page_problems)
+    warnings = [f"{name}: page {i}: its text cannot be read ({unreadable[i]}); the page is kept without text"
+                if i in unreadable else f"{name}: page {i}: no extractable text (image-only page?)"
                 for i, text in enumerate(texts, start=1) if not text]
     if parsed.labels_problem is not None:
         warnings.append(f"{name}: {parsed.labels_problem}")
@@ -142,6 +144,7 @@ def _parse(name: str, data: bytes, text_engine: TextEngine = "pdfium") -> Parsed
                                                if fast is None or fast[index - 1] is None])
     texts: list[str] = []
     engines: list[TextEngine] = []
+    problems: list[tuple[int, str]] = []
     for index, page in enumerate(page_objects, start=1):
         known = fast[index - 1] if fast is not None else None
         if known is not None:
@@ -150,8 +153,9 @@ def _parse(name: str, data: bytes, text_engine: TextEngine = "pdfium") -> Parsed
             continue
         try:
             texts.append(_normalize(page.extract_text()))
-        except PDF_ERRORS as err:
-            raise MaterialError(f"{name}: page {index}: cannot extract text ({err})") from err
+        except PDF_ERRORS as err:  # a bad page never breaks its deck: it stays, without text
+            texts.append("")
+            problems.append((index, " ".join(f"{type(err).__name__}: {err}".split())[:200]))
         engines.append("pypdf")
 
     if not any(texts):
@@ -165,6 +169,7 @@ def _parse(name: str, data: bytes, text_engine: TextEngine = "pdfium") -> Parsed
         engines=tuple(engines),
         labels=tuple(labels) if labels is not None else None,
         labels_problem=problem,
+        page_problems=tuple(problems),
     )
 
 

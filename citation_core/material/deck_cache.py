@@ -28,8 +28,8 @@ __all__ = ["CACHE_ENV", "PARSER_VERSION", "ParsedDeck", "TextEngine", "cache_dir
 CACHE_ENV = "CITATION_STUDIO_DECK_CACHE"
 # Bump when what the parser makes of a PDF changes (text extraction, normalisation, titles, labels):
 # entries of an older version are parsed again.
-PARSER_VERSION = 4  # 2: runs of spaces in pdfium's text as wide as on the page; 3: costly decks refused;
-# 4: lone surrogates in a text layer read as U+FFFD
+PARSER_VERSION = 5  # 2: runs of spaces in pdfium's text as wide as on the page; 3: costly decks refused;
+# 4: lone surrogates in a text layer read as U+FFFD; 5: a page whose text cannot be read is kept, without text
 MAX_CACHE_ENTRIES = 1000
 
 TextEngine = Literal["pdfium", "pypdf"]
@@ -44,6 +44,7 @@ class ParsedDeck:
     engines: tuple[TextEngine, ...]  # which library read each page's text
     labels: tuple[str | None, ...] | None  # the /PageLabels, None when the catalog has none (or they are unusable)
     labels_problem: str | None = None  # why /PageLabels were ignored (a warning, without the file name)
+    page_problems: tuple[tuple[int, str], ...] = ()  # (page, why) of pages whose text could not be read
 
 
 def cache_dir() -> Path:
@@ -99,6 +100,7 @@ def _to_json(parsed: ParsedDeck, file_name: str) -> dict[str, Any]:
                   for text, title, engine in zip(parsed.texts, parsed.titles, parsed.engines, strict=True)],
         "labels": list(parsed.labels) if parsed.labels is not None else None,
         "labels_problem": parsed.labels_problem,
+        "page_problems": [[page, why] for page, why in parsed.page_problems],
     }
 
 
@@ -126,10 +128,16 @@ def _from_json(entry: Any) -> ParsedDeck | None:
     problem = entry["labels_problem"]
     if problem is not None and not isinstance(problem, str):
         return None
+    page_problems = entry["page_problems"]
+    if not isinstance(page_problems, list) or not all(
+            isinstance(p, list) and len(p) == 2 and isinstance(p[0], int) and isinstance(p[1], str)
+            for p in page_problems):
+        return None
     return ParsedDeck(
         texts=tuple(texts),
         titles=tuple(titles),
         engines=tuple(engines),
         labels=tuple(labels) if labels is not None else None,
         labels_problem=problem,
+        page_problems=tuple((page, why) for page, why in page_problems),
     )

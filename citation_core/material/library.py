@@ -6,12 +6,17 @@ What students see, as instructors set it in ``course.yml``: a unit marked ``rele
 with a ``release_date`` still ahead is withheld (not in ``units``, not retrieved, not openable; only
 :meth:`CourseMaterial.preview` shows it), and the ``hidden_pages`` of a unit are never retrieved,
 cited or shown: their text and title are removed from the loaded deck.
+
+A unit whose deck or transcript cannot be read (a corrupt PDF, a broken text layer, a transcript that is not
+one) never breaks its course: it is left out (in ``broken``, with the one-line reason naming its file), said
+once among the course's warnings, and every other unit works.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import functools
+import logging
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -26,6 +31,8 @@ from .deck import load_deck, needs_reading
 from .models import Course, Deck, LectureUnit, Transcript
 from .overlays import last_steps
 from .transcript import load_transcript
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -84,8 +91,11 @@ class CourseMaterial:
     warnings: tuple[str, ...] = field(default=())
     withheld: dict[int, UnitMaterial] = field(default_factory=dict)  # units not released (yet)
     loaded_at: dt.datetime | None = None  # the moment release dates were compared with
+    broken: dict[int, str] = field(default_factory=dict)  # units left out: their material cannot be read (why)
 
     def unit(self, unit_id: int) -> UnitMaterial:
+        if unit_id in self.broken:
+            raise UnknownUnitError(f"unit {unit_id}: left out of the course: {self.broken[unit_id]}")
         if unit_id in self.withheld:
             raise UnknownUnitError(
                 f"unit {unit_id}: {self.withheld[unit_id].withheld} (only an instructor preview shows it)"
@@ -191,20 +201,38 @@ def load_unit(course: Course, unit: LectureUnit, now: dt.datetime | None = None)
 
 
 def load_material(root: Path, now: dt.datetime | None = None) -> CourseMaterial:
-    """Load a course folder; a broken unit is an error naming its file.
+    """Load a course folder. A manifest that cannot be read is an error naming its file; a unit whose deck or
+    transcript cannot be read is left out (``broken``, and one warning naming the unit and its file).
 
     Release dates are compared with ``now`` (default: this moment): units not released by then are
     in ``withheld``, not in ``units`` nor in the lecture index.
     """
     course = load_course(root)
     moment = now or dt.datetime.now()
-    loaded = {unit.id: load_unit(course, unit, moment) for unit in course.units}
+    loaded: dict[int, UnitMaterial] = {}
+    broken: dict[int, str] = {}
+    for unit in course.units:
+        try:
+            loaded[unit.id] = load_unit(course, unit, moment)
+        except MaterialError as err:
+            broken[unit.id] = str(err)
+        except Exception as err:  # a file no reader foresaw: the unit is left out, the course still works
+            log.exception("unit %s of %s: its material cannot be read", unit.id, root)
+            broken[unit.id] = " ".join(
+                f"{_material_files(unit)}: cannot be read ({type(err).__name__}: {err})".split())
     units = {uid: um for uid, um in loaded.items() if um.released}
     withheld = {uid: um for uid, um in loaded.items() if not um.released}
     faqs = tuple(faq_sources(course))
-    warnings = tuple(w for um in loaded.values() for w in um.warnings)
+    warnings = tuple(w for um in loaded.values() for w in um.warnings) + tuple(
+        f"unit {uid} “{name}” is left out: {why}" for uid, why in broken.items()
+        for name in [next(u.name for u in course.units if u.id == uid)])
     return CourseMaterial(course, units, faqs, _lecture_index(units.values()), FaqIndex(faqs), warnings,
-                          withheld, moment)
+                          withheld, moment, broken)
+
+
+def _material_files(unit: LectureUnit) -> str:
+    """The names of a unit's deck and transcript, e.g. "intro.pdf / intro.vtt"."""
+    return " / ".join(p.name for p in (unit.deck, unit.transcript) if p is not None) or f"unit {unit.id}"
 
 
 def decks_to_read(root: Path) -> list[LectureUnit]:
