@@ -105,3 +105,26 @@ def test_a_page_whose_text_cannot_be_read_stays_in_its_deck_without_text(
     assert [p.title for p in deck.pages] == ["Intro", "", "End"]
     assert deck.warnings == ("three.pdf: page 2: its text cannot be read (KeyError: '/Font'); "
                              "the page is kept without text",)
+
+
+@pytest.mark.real
+def test_a_powerpoint_export_with_lone_surrogates_in_its_text_layer_loads_and_is_cited(tmp_path: Path) -> None:
+    """The IoT lesson deck (PowerPoint, MIT) has lone UTF-16 surrogates in the text layer of page 22: they are
+    read as U+FFFD, so its text can be written out, cached and cited."""
+    from citation_core.material.deck import load_deck
+    from tests.conftest import REAL_DIR
+
+    deck = load_deck(REAL_DIR / "decks" / "en_iot_sensors.pdf", cache=False, read_images=False)
+    assert len(deck.pages) == 24
+    assert "\ufffd" in deck.page(22).text
+    for page in deck.pages:
+        page.text.encode("utf-8")  # raises on a lone surrogate
+    root = tmp_path / "course"
+    (root / "decks").mkdir(parents=True)
+    (root / "decks" / "iot.pdf").write_bytes((REAL_DIR / "decks" / "en_iot_sensors.pdf").read_bytes())
+    write_yaml(root / "course.yml", {"id": 5, "name": "IoT", "language": "en", "lectures": [
+        {"id": 1, "name": "Sensors", "units": [{"id": 7, "name": "Lesson 7", "deck": "decks/iot.pdf"}]}]})
+    material = load_material(root)
+    assert material.broken == {}
+    result = ChatPipeline(default_config(), material)("Why calibrate a sensor?", ViewPosition(7, page=22))
+    assert "[cite:" in result.answer
