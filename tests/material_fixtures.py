@@ -41,6 +41,34 @@ def make_pdf(path: Path, pages: Sequence[Sequence[str]]) -> Path:
     return path
 
 
+DEJAVU = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")  # fonts-dejavu-core
+
+
+def make_pdf_reading_as(path: Path, pages: Sequence[Sequence[str]], read_as: dict[str, str]) -> Path:
+    """Like ``make_pdf`` (in DejaVu Sans), but the text layer reads each drawn character ``c`` of ``read_as``
+    as ``read_as[c]`` (its ``/ToUnicode`` entry rewritten): a PDF whose text layer holds a stray glyph, an
+    invisible character or a lone surrogate where the page shows something else."""
+    pdf = FPDF(orientation="landscape")
+    pdf.set_auto_page_break(False)
+    pdf.set_compression(False)
+    pdf.add_font("dejavu", fname=str(DEJAVU))
+    for lines in pages:
+        pdf.add_page()
+        pdf.set_font("dejavu", size=14)
+        for line in lines:
+            pdf.cell(text=line)
+            pdf.ln(10)
+    data = bytes(pdf.output())
+    for drawn, read in read_as.items():
+        # one bfchar line per glyph "<gid> <unicode>"; the same length keeps every xref offset right
+        before, after = f"> <{ord(drawn):04X}>".encode(), f"> <{ord(read):04X}>".encode()
+        assert data.count(before) == 1 and len(before) == len(after), drawn
+        data = data.replace(before, after)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return path
+
+
 def add_page_labels(src: Path, dst: Path, ranges: Sequence[tuple[int, int, str, str, int]]) -> Path:
     """Copy ``src`` with /PageLabels: (first_index, last_index, style, prefix, start) ranges."""
     writer = pypdf.PdfWriter(clone_from=src)

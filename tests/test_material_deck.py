@@ -20,6 +20,7 @@ from tests.material_fixtures import (
     add_page_labels,
     encrypted_pdf,
     make_pdf,
+    make_pdf_reading_as,
     truncated_copy,
     without_page_labels,
     write_text,
@@ -252,3 +253,19 @@ def test_render_page_png_gives_a_png_of_the_requested_width() -> None:
 def test_render_page_png_rejects_a_page_outside_the_deck() -> None:
     with pytest.raises(MaterialError, match=r"^en_metropolis_demo\.pdf: page 32 is out of range 1\.\.31$"):
         render_page_png(METROPOLIS, 32)
+
+
+@pytest.mark.parametrize("stray", ["\u0e00", "\u200b", "\ufeff", "\ue000", "\ufffd"])
+def test_footer_numbers_are_read_whatever_stray_or_invisible_character_follows_them(
+        tmp_path: Path, stray: str) -> None:
+    """A reveal.js deck printed with DeckTape reads "5 / 43 \\u0e00" in its text layer: the number still counts."""
+    pages = [["Course title", "Winter term"]] + [[f"Topic {n}", "Some text", f"{n} / 5 ¤"] for n in range(2, 6)]
+    deck = load_deck(make_pdf_reading_as(tmp_path / "deck.pdf", pages, {"¤": stray}), read_images=False)
+    assert "¤" not in deck.page(2).text
+    assert numbers(deck) == [(1, None, "none")] + [(n, str(n), "text") for n in range(2, 6)]
+
+
+def test_a_lone_number_with_a_stray_glyph_after_it_is_read(tmp_path: Path) -> None:
+    pages = [[f"Topic {n}", "Some text", f"{n} ¤"] for n in range(1, 6)]
+    deck = load_deck(make_pdf_reading_as(tmp_path / "deck.pdf", pages, {"¤": "\u0e00"}), read_images=False)
+    assert numbers(deck) == [(n, str(n), "text") for n in range(1, 6)]

@@ -25,6 +25,7 @@ import functools
 import io
 import math
 import re
+import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -492,8 +493,31 @@ def _page_labels(reader: pypdf.PdfReader, count: int) -> tuple[list[str | None] 
 # --- printed numbers -----------------------------------------------------------------------
 
 
+# What may follow a printed number without being part of it: invisible characters (format, unassigned,
+# private-use, control, separators), the unknown character, and one stray glyph of no word (DeckTape's
+# reveal.js decks read "5 / 43 \u0e00")
+_INVISIBLE = frozenset({"Cf", "Cn", "Co", "Cs", "Cc", "Zs", "Zl", "Zp"})
+
+
+def _without_stray_tail(line: str) -> str:
+    """The line without the invisible characters and the one stray glyph after its last word or number."""
+    def strip_invisible(text: str) -> str:
+        end = len(text)
+        while end and (unicodedata.category(text[end - 1]) in _INVISIBLE or text[end - 1] in "\ufffd\ufffe"):
+            end -= 1
+        return text[:end]
+
+    line = strip_invisible(line)
+    head, _, last = line.rpartition(" ")
+    if head and len(last) == 1 and not last.isascii() and not last.isalnum():
+        line = strip_invisible(head)
+    elif head and len(last) == 1 and unicodedata.category(last) == "Lo" and not head[-1:].isalpha():
+        line = strip_invisible(head)  # one letter of another script after a number: a glyph, not a word
+    return line
+
+
 def _clues(text: str) -> _PageClues:
-    lines = _lines(text)
+    lines = [cleaned for line in _lines(text) if (cleaned := _without_stray_tail(line))]
     last = lines[-1] if lines else None
     fractions: list[tuple[int, int]] = []
     keywords: list[int] = []
