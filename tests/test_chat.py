@@ -49,10 +49,10 @@ def test_page_view_names_the_printed_number_and_keeps_the_deck_index() -> None:
     assert {s.page_number for s in view.sources} == {6}  # type: ignore[union-attr]
 
 
-def test_unnumbered_slide_is_named_by_title() -> None:
+def test_an_unnumbered_slide_is_named_by_its_place_and_its_title_when_no_other_page_has_it() -> None:
     view = current_view(material(), ViewPosition(101, page=8))  # a section divider
     assert view.display_page_number is None
-    assert view.label.startswith("the slide “") and "8" not in view.label
+    assert view.label == "page 8 of 17 (“Part 2: Running-Time Analysis”)"
 
 
 def test_time_view_is_the_segment_playing_at_that_second() -> None:

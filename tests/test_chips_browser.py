@@ -282,17 +282,16 @@ def test_slide_tooltip_shows_the_printed_number_not_the_deck_index(preview: Prev
     assert preview.errors == []
 
 
-def test_unnumbered_slide_is_named_by_its_title(preview: Preview) -> None:
+def test_unnumbered_slide_is_named_by_its_place_in_the_deck_and_its_title(preview: Preview) -> None:
     page = preview.open("See the plan.[cite:L:12:2:::Plan:What the lecture covers.:va2]")
     wrap = _open_tip(preview, "Plan")
     tip = wrap.locator(".cite-tip")
-    assert tip.locator(".cite-tip__where").text_content() == "Unnumbered slide “Agenda”"
+    assert tip.locator(".cite-tip__where").text_content() == "Page 2 of 5 “Agenda”"
     # the header is in capitals, the title keeps its spelling
     assert tip.locator(".cite-tip__where-title").inner_text() == "“Agenda”"
-    assert tip.locator(".cite-tip__hint").text_content() == "Click to open the unnumbered slide “Agenda”"
-    assert "page" not in (tip.text_content() or "").lower()
+    assert tip.locator(".cite-tip__hint").text_content() == "Click to open page 2 of 5 “Agenda”"
     aria = page.locator(".cite-chip").get_attribute("aria-label")
-    assert aria == "Slide source: Plan, unnumbered slide “Agenda”"
+    assert aria == "Slide source: Plan, page 2 of 5 “Agenda”"
     page.locator(".cite-chip").click()
     assert preview.clicks()[0]["value"]["page"] == 2
 

@@ -32,57 +32,70 @@ from ..text import (
 from ..text.encoder import sentence_encoder
 from ..text.slides import SlideUnit, is_code_line, title_ok
 
-# Wording per language: {S} a slide label, {n} printed number, {t} title, {u} unit name, {c} video time.
+# Wording per language: {S} a slide label, {n} printed number, {p} of {m} a page's place in its deck,
+# {t} title, {u} unit name, {c} video time.
 PHRASES: dict[str, dict[str, str]] = {
-    "en": {"slide_n": "Slide {n}", "slide_t": "The slide “{t}”", "title": " (“{t}”)", "unit": " of “{u}”",
+    "en": {"slide_p": "Page {p} of {m}",
+           "slide_n": "Slide {n}", "slide_t": "The slide “{t}”", "title": " (“{t}”)", "unit": " of “{u}”",
            "says": "{S} says:", "adds": "{S} adds:", "video": "In the video at {c}, the lecturer says:",
            "video_u": "In the video of “{u}” at {c}, the lecturer says:", "faq": "The course FAQ says:",
            "none": "I could not find this in the lecture material.", "looking": "You are looking at {S}."},
-    "de": {"slide_n": "Folie {n}", "slide_t": "Die Folie „{t}“", "title": " („{t}“)", "unit": " aus „{u}“",
+    "de": {"slide_p": "Seite {p} von {m}",
+           "slide_n": "Folie {n}", "slide_t": "Die Folie „{t}“", "title": " („{t}“)", "unit": " aus „{u}“",
            "says": "{S} sagt:", "adds": "{S} ergänzt:", "video": "Im Video bei {c} sagt die Lehrperson:",
            "video_u": "Im Video zu „{u}“ bei {c} sagt die Lehrperson:", "faq": "Die FAQ des Kurses sagt:",
            "none": "Dazu habe ich im Vorlesungsmaterial nichts gefunden.", "looking": "Sie sehen gerade {S}."},
-    "fr": {"slide_n": "La diapositive {n}", "slide_t": "La diapositive « {t} »", "title": " (« {t} »)",
+    "fr": {"slide_p": "La page {p} sur {m}",
+           "slide_n": "La diapositive {n}", "slide_t": "La diapositive « {t} »", "title": " (« {t} »)",
            "unit": " de « {u} »", "says": "{S} dit :", "adds": "{S} ajoute :",
            "video": "Dans la vidéo, à {c}, l’enseignant dit :",
            "video_u": "Dans la vidéo « {u} », à {c}, l’enseignant dit :", "faq": "La FAQ du cours dit :",
            "none": "Je n’ai rien trouvé à ce sujet dans le support de cours.", "looking": "Vous regardez {S}."},
-    "es": {"slide_n": "La diapositiva {n}", "slide_t": "La diapositiva «{t}»", "title": " («{t}»)",
+    "es": {"slide_p": "La página {p} de {m}",
+           "slide_n": "La diapositiva {n}", "slide_t": "La diapositiva «{t}»", "title": " («{t}»)",
            "unit": " de «{u}»", "says": "{S} dice:", "adds": "{S} añade:",
            "video": "En el vídeo, en {c}, el docente dice:", "video_u": "En el vídeo «{u}», en {c}, el docente dice:",
            "faq": "Las preguntas frecuentes del curso dicen:",
            "none": "No he encontrado nada sobre esto en el material del curso.", "looking": "Está viendo {S}."},
-    "it": {"slide_n": "La slide {n}", "slide_t": "La slide «{t}»", "title": " («{t}»)", "unit": " di «{u}»",
+    "it": {"slide_p": "La pagina {p} di {m}",
+           "slide_n": "La slide {n}", "slide_t": "La slide «{t}»", "title": " («{t}»)", "unit": " di «{u}»",
            "says": "{S} dice:", "adds": "{S} aggiunge:", "video": "Nel video, a {c}, il docente dice:",
            "video_u": "Nel video «{u}», a {c}, il docente dice:", "faq": "Le FAQ del corso dicono:",
            "none": "Non ho trovato nulla su questo nel materiale del corso.", "looking": "Sta guardando {S}."},
-    "pt": {"slide_n": "O slide {n}", "slide_t": "O slide “{t}”", "title": " (“{t}”)", "unit": " de “{u}”",
+    "pt": {"slide_p": "A página {p} de {m}",
+           "slide_n": "O slide {n}", "slide_t": "O slide “{t}”", "title": " (“{t}”)", "unit": " de “{u}”",
            "says": "{S} diz:", "adds": "{S} acrescenta:", "video": "No vídeo, em {c}, o docente diz:",
            "video_u": "No vídeo “{u}”, em {c}, o docente diz:", "faq": "As perguntas frequentes do curso dizem:",
            "none": "Não encontrei nada sobre isto no material da disciplina.", "looking": "Você está vendo {S}."},
-    "nl": {"slide_n": "Dia {n}", "slide_t": "De dia „{t}”", "title": " („{t}”)", "unit": " uit „{u}”",
+    "nl": {"slide_p": "Pagina {p} van {m}",
+           "slide_n": "Dia {n}", "slide_t": "De dia „{t}”", "title": " („{t}”)", "unit": " uit „{u}”",
            "says": "{S} zegt:", "adds": "{S} voegt toe:", "video": "In de video zegt de docent op {c}:",
            "video_u": "In de video „{u}” zegt de docent op {c}:", "faq": "De FAQ van de cursus zegt:",
            "none": "Hierover heb ik niets gevonden in het lesmateriaal.", "looking": "U bekijkt {S}."},
-    "pl": {"slide_n": "Slajd {n}", "slide_t": "Slajd „{t}”", "title": " („{t}”)", "unit": " z „{u}”",
+    "pl": {"slide_p": "Strona {p} z {m}",
+           "slide_n": "Slajd {n}", "slide_t": "Slajd „{t}”", "title": " („{t}”)", "unit": " z „{u}”",
            "says": "{S} mówi:", "adds": "{S} dodaje:", "video": "W nagraniu, w {c}, prowadzący mówi:",
            "video_u": "W nagraniu „{u}”, w {c}, prowadzący mówi:", "faq": "FAQ kursu mówi:",
            "none": "Nie znalazłem nic na ten temat w materiałach z wykładu.", "looking": "Oglądasz {S}."},
-    "tr": {"slide_n": "Slayt {n}", "slide_t": "“{t}” slaytı", "title": " (“{t}”)", "unit": " (“{u}”)",
+    "tr": {"slide_p": "Sayfa {p}/{m}",
+           "slide_n": "Slayt {n}", "slide_t": "“{t}” slaytı", "title": " (“{t}”)", "unit": " (“{u}”)",
            "says": "{S} şöyle diyor:", "adds": "{S} şunu ekliyor:",
            "video": "Videoda {c} anında öğretim görevlisi şöyle diyor:",
            "video_u": "“{u}” videosunda {c} anında öğretim görevlisi şöyle diyor:",
            "faq": "Dersin SSS bölümü şöyle diyor:", "none": "Ders materyalinde bununla ilgili bir şey bulamadım.",
            "looking": "Şu anda açık olan: {S}."},
-    "ru": {"slide_n": "Слайд {n}", "slide_t": "Слайд «{t}»", "title": " («{t}»)", "unit": " из «{u}»",
+    "ru": {"slide_p": "Страница {p} из {m}",
+           "slide_n": "Слайд {n}", "slide_t": "Слайд «{t}»", "title": " («{t}»)", "unit": " из «{u}»",
            "says": "{S} говорит:", "adds": "{S} добавляет:", "video": "В видео на {c} преподаватель говорит:",
            "video_u": "В видео «{u}» на {c} преподаватель говорит:", "faq": "В FAQ курса сказано:",
            "none": "В материалах лекции я ничего об этом не нашёл.", "looking": "Сейчас открыт {S}."},
-    "zh": {"slide_n": "第 {n} 张幻灯片", "slide_t": "幻灯片“{t}”", "title": "（“{t}”）", "unit": "（“{u}”）",
+    "zh": {"slide_p": "第 {p} 页（共 {m} 页）",
+           "slide_n": "第 {n} 张幻灯片", "slide_t": "幻灯片“{t}”", "title": "（“{t}”）", "unit": "（“{u}”）",
            "says": "{S}写道：", "adds": "{S}补充道：", "video": "在视频 {c} 处，讲师说：",
            "video_u": "在视频“{u}” {c} 处，讲师说：", "faq": "课程常见问题中写道：",
            "none": "我在课程资料中没有找到相关内容。", "looking": "您正在查看{S}。"},
-    "ja": {"slide_n": "スライド {n}", "slide_t": "スライド「{t}」", "title": "（「{t}」）", "unit": "（「{u}」）",
+    "ja": {"slide_p": "{m} ページ中 {p} ページ目",
+           "slide_n": "スライド {n}", "slide_t": "スライド「{t}」", "title": "（「{t}」）", "unit": "（「{u}」）",
            "says": "{S}には次のようにあります：", "adds": "{S}にはさらに次のようにあります：",
            "video": "動画の {c} で、講師は次のように話しています：",
            "video_u": "動画「{u}」の {c} で、講師は次のように話しています：",
@@ -526,6 +539,12 @@ def _label(ph: Mapping[str, str], source: Mapping[str, Any], with_title: bool = 
     if printed:
         label = ph["slide_n"].format(n=printed)
         return label + ph["title"].format(t=title) if with_title and title else label
+    page, pages = source.get("page"), source.get("pages")
+    if isinstance(page, int) and isinstance(pages, int) and 1 <= page <= pages:
+        # a slide that prints no number is named by its place in the deck, its title beside it when no other
+        # page has that title (16 pages titled "Cython" are not told apart by it)
+        label = ph["slide_p"].format(p=page, m=pages)
+        return label + ph["title"].format(t=title) if with_title and title and source.get("title_unique") else label
     return ph["slide_t"].format(t=title or "…")
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import UnknownUnitError
-from ..material.library import CourseMaterial
+from ..material.library import CourseMaterial, UnitMaterial
 from ..sources import FaqSource, LectureSource, PageChunk
 from ..text import GENERIC_TITLES, clock, slide_units, terms
 
@@ -44,12 +44,20 @@ def passage(material: CourseMaterial, src: LectureSource) -> dict[str, Any]:
         page = um.deck.page(src.page_number) if um.deck else None
         return {"kind": "slide", "uuid": src.uuid, "unit": um.unit.name, "where": um.page_label(src.page_number),
                 "printed": page.display_page_number if page else None, "title": page.title if page else "",
+                **place_of(um, src.page_number),
                 "text": without_repeated_lines(src.text, repeated_lines(material, um.unit.id)),
                 "filler": is_filler(src.text, src.page_number, page.display_page_number if page else None)}
     where = "video" if um.unit.video is not None else "transcript"  # a unit may have a transcript and no video
     return {"kind": "video", "uuid": src.uuid, "unit": um.unit.name, "where": f"{where} at {clock(src.start)}",
             "no_video": um.unit.video is None,
             "start": src.start, "end": src.end, "text": src.text}
+
+
+def place_of(um: UnitMaterial, page_number: int) -> dict[str, Any]:
+    """Where a page stands in its deck, for naming a slide that prints no number ("page 12 of 20"), and whether
+    its title names it alone (no other page has it)."""
+    return {"page": page_number, "pages": len(um.deck.pages) if um.deck else 0,
+            "title_unique": um.title_names(page_number)}
 
 
 FILLER_TITLES = GENERIC_TITLES | frozenset(("table of contents", "part", "teil", "thank you", "vielen dank"))

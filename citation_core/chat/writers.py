@@ -20,7 +20,7 @@ from ..pipeline.trace import Trace
 from ..sources import LectureSource, TranscriptSegment
 from ..text import conflate, content_tokens, detect_language, terms
 from .offline_writer import write_answer
-from .tools import TOOLS, ToolState, course_rarity, passage
+from .tools import TOOLS, ToolState, course_rarity, passage, place_of
 from .view import CurrentView, segments_around
 
 MAX_TOOL_ROUNDS = 4
@@ -130,7 +130,8 @@ class ExtractiveWriter:
         material = state.material
         um = material.unit(view.unit_id)
         out: dict[str, Any] = {"unit": view.unit_name, "label": view.label, "printed": view.display_page_number,
-                               "title": view.title, "second": view.second, "language": um.unit.language}
+                               "title": view.title, "second": view.second, "language": um.unit.language,
+                               **(place_of(um, view.page) if view.page is not None else {})}
         if view.second is None:
             if view.sources:
                 first = passage(material, view.sources[0])

@@ -49,8 +49,12 @@ from ..text.statements import statements
 from .base import LlmRequest, LlmResponse, Usage, estimate_tokens
 
 # A sentence names a slide ("Slide 7", "Folie 7", "page 3"): those words say where, not what.
-_SLIDE_WORDS = r"(?:slides?|folien?|pages?|seiten?|diapositivas?|diapositives?|dias?|slajd\w*|slayt\w*|слайд\w*)"
-SLIDE_REFERENCE = re.compile(rf"\b{_SLIDE_WORDS}\s*\d+\b|スライド\s*\d+|第\s*\d+\s*张幻灯片", re.I)
+_SLIDE_WORDS = (r"(?:slides?|folien?|pages?|seiten?|diapositivas?|diapositives?|dias?|slajd\w*|slayt\w*|слайд\w*"
+                r"|pagina|página|strona|sayfa|страниц\w*)")
+# ... and its place in the deck when it prints no number ("page 12 of 20", "Seite 12 von 20", "第 12 页（共 20 页）")
+SLIDE_REFERENCE = re.compile(
+    rf"\b{_SLIDE_WORDS}\s*\d+(?:\s*(?:of|von|sur|de|di|van|z|из|/)\s*\d+)?\b|スライド\s*\d+"
+    r"|第\s*\d+\s*(?:张幻灯片|页)(?:（共\s*\d+\s*页）)?|(?:\d+\s*ページ中\s*)?\d+\s*ページ目?", re.I)
 MAX_IDS_PER_SENTENCE = 3
 MIN_SCORE = 0.5  # a source must explain this much (mean of sentence share and smaller-side share)
 MIN_SCORE_FAQ = 0.7  # FAQs are few and general: a pass over FAQs only asks for more
@@ -277,7 +281,7 @@ def _ends_part(answer: str, offset: int) -> bool:
 
 
 # The word for a slide, without a number: an unnumbered slide is announced by its title alone.
-_SLIDE_WORD = re.compile(rf"\b{_SLIDE_WORDS}\b|スライド|幻灯片", re.I)
+_SLIDE_WORD = re.compile(rf"\b{_SLIDE_WORDS}\b|スライド|幻灯片|ページ目?|页", re.I)
 
 
 def _lead_in(text: str) -> bool:

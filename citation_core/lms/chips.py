@@ -17,9 +17,9 @@ Data sent to the component (``data``)::
 The app sends it as UTF-8 JSON bytes, with only the units and FAQs the answer's markers name
 (``studio.chips.chip_payload``); the preview below passes the object itself.
 
-``slides`` (from ``unit_table``; empty without a deck) is how people name a slide: the chips show
-"Slide <printed>", or "Unnumbered slide “<title>”", or just "Slide" when the slide is unknown; never
-the deck index, which only the click value's ``page`` carries (DESIGN.md section 3).
+``slides`` (from ``unit_table``; empty without a deck; one entry per page of the deck) is how people name a
+slide: the chips show "Slide <printed>"; for a slide that prints no number its place in the deck, "Page 12 of
+20", with "“<title>”" beside it when no other page has that title; or just "Slide" when the slide is unknown.
 
 Click value (trigger ``click``; a fresh ``nonce`` per click, so a second click on the same chip is a
 new value)::

@@ -18,8 +18,9 @@ class SourceLine:
 
 
 def source_lines(answer: str, material: CourseMaterial) -> list[str]:
-    """One line per cited source, de-duplicated, sorted by document then position; printed numbers only. A
-    time span is shown only for a unit with a video or transcript (else the line names the unit alone)."""
+    """One line per cited source, de-duplicated, sorted by document then position; printed numbers, or for a slide
+    that prints none its place in the deck ("page 12 of 20"). A time span is shown only for a unit with a video or
+    transcript (else the line names the unit alone)."""
     lines: dict[str, SourceLine] = {}
     for m in parse(answer, "stored"):
         try:
@@ -39,9 +40,11 @@ def source_lines(answer: str, material: CourseMaterial) -> list[str]:
         doc = um.unit.name
         if ref.page is not None and um.deck is not None and 1 <= ref.page <= len(um.deck.pages):
             page = um.deck.page(ref.page)
-            parts = [f"slide {page.display_page_number}"] if page.display_page_number else []
-            if page.title:
-                parts.append(f"section: {page.title}")
+            if page.display_page_number:
+                parts = [f"slide {page.display_page_number}"] + ([f"section: {page.title}"] if page.title else [])
+            else:  # named by its place in the deck, and by its title when no other page has it
+                parts = [f"page {ref.page} of {len(um.deck.pages)}"]
+                parts += [f"“{page.title}”"] if um.title_names(ref.page) else []
             text = f"📄 {doc} ({', '.join(parts)})" if parts else f"📄 {doc}"
             printed = page.display_page_number or ""
             order = (int(printed) if printed.isdigit() else ref.page, 0.0)

@@ -59,7 +59,8 @@ class UnitMaterial:
         return [p for p in range(1, count + 1) if p not in self.unit.hidden_pages]
 
     def page_label(self, page_number: int) -> str:
-        """How people name a page: its printed number, else its title (never the deck index)."""
+        """How people name a page: its printed number ("slide 5"), else its place in the deck ("page 12 of 20"),
+        with its title beside it when no other page has that title ("page 3 of 20 (“Agenda”)")."""
         if self.deck is None or not 1 <= page_number <= len(self.deck.pages):
             return f"page {page_number}"
         if self.is_hidden(page_number):
@@ -67,7 +68,19 @@ class UnitMaterial:
         page = self.deck.page(page_number)
         if page.display_page_number:
             return f"slide {page.display_page_number}"
-        return f"the slide “{page.title}”" if page.title else "an unnumbered slide"
+        place = f"page {page_number} of {len(self.deck.pages)}"
+        return f"{place} (“{page.title}”)" if self.title_names(page_number) else place
+
+    def title_names(self, page_number: int) -> bool:
+        """Whether the page's title names it: it has one, and no other page of the deck has the same."""
+        if self.deck is None or not 1 <= page_number <= len(self.deck.pages):
+            return False
+        title = self.deck.page(page_number).title
+        return bool(title) and self._title_counts[title] == 1
+
+    @functools.cached_property
+    def _title_counts(self) -> Counter[str]:
+        return Counter(p.title for p in self.deck.pages) if self.deck is not None else Counter()
 
     def caption(self, page_number: int) -> str:
         """Viewer caption: printed number and deck index, e.g. "Slide 5 (page 7 of 30)"."""

@@ -61,19 +61,29 @@ test("describe: a slide with a printed number is named by it, never by the deck 
   assert.equal(item("[cite:L:12:7:::N:s.]").where, "Slide 7");
 });
 
-test("describe: an unnumbered slide is named by its title, kept apart from the header words", () => {
+test("describe: an unnumbered slide is named by its place in the deck and its title, kept apart from the header words", () => {
   const i = item(UNNUMBERED);
-  assert.equal(i.where, "Unnumbered slide “Agenda”");
-  assert.deepEqual(i.heading, { text: "Unnumbered slide", title: "Agenda" });
-  assert.equal(i.spoken, "unnumbered slide “Agenda”");
+  assert.equal(i.where, "Page 2 of 7 “Agenda”");
+  assert.deepEqual(i.heading, { text: "Page 2 of 7", title: "Agenda" });
+  assert.equal(i.spoken, "page 2 of 7 “Agenda”");
   assert.equal(i.page, 2);
 });
 
 test("describe: an unnumbered slide without a title", () => {
   const i = item(UNTITLED);
-  assert.equal(i.where, "Unnumbered slide");
-  assert.deepEqual(i.heading, { text: "Unnumbered slide", title: "" });
-  assert.equal(i.spoken, "unnumbered slide");
+  assert.equal(i.where, "Page 6 of 7");
+  assert.deepEqual(i.heading, { text: "Page 6 of 7", title: "" });
+  assert.equal(i.spoken, "page 6 of 7");
+});
+
+test("describe: unnumbered slides that share their title are named by their place alone", () => {
+  const slides = {};
+  for (let p = 1; p <= 20; p += 1) slides[p] = { printed: null, title: p === 2 ? "HPC in Python" : "Cython" };
+  const units = { 12: { ...UNITS[12], slides } };
+  const cython = item("[cite:L:12:12:::Types:cdef declares a C type.:va2]", units);
+  assert.equal(cython.where, "Page 12 of 20");
+  assert.equal(M.actionHint(cython), "Click to open page 12 of 20");
+  assert.equal(item("[cite:L:12:2:::HPC:Why Python is slow.:va2]", units).where, "Page 2 of 20 “HPC in Python”");
 });
 
 test("describe: an unknown slide is just \"Slide\" and has no spoken position", () => {
@@ -87,7 +97,7 @@ test("describe: an unknown slide is just \"Slide\" and has no spoken position", 
     assert.equal(i.kind, "slide", raw);
     assert.equal(i.where, "Slide", raw);
     assert.equal(i.spoken, "", raw);
-    assert.deepEqual(i.slide, { printed: "", title: "", known: false }, raw);
+    assert.deepEqual(i.slide, { printed: "", title: "", known: false, page: null, pages: 0, titleUnique: false }, raw);
   }
 });
 
@@ -270,8 +280,8 @@ test("clickValue: an FAQ sends nothing", () => {
 
 test("actionHint per kind", () => {
   assert.equal(M.actionHint(item(SLIDE)), "Click to open slide 1");
-  assert.equal(M.actionHint(item(UNNUMBERED)), "Click to open the unnumbered slide “Agenda”");
-  assert.equal(M.actionHint(item(UNTITLED)), "Click to open the unnumbered slide");
+  assert.equal(M.actionHint(item(UNNUMBERED)), "Click to open page 2 of 7 “Agenda”");
+  assert.equal(M.actionHint(item(UNTITLED)), "Click to open page 6 of 7");
   assert.equal(M.actionHint(item("[cite:L:7:3:::Lost:x:va1]")), "Click to open the slide");
   assert.equal(M.actionHint(item("[cite:L:12:9:::Lost:x:va2]")), "Click to open the unit");
   assert.equal(M.actionHint(item(VIDEO)), "Click to play from 1:15");
@@ -287,8 +297,8 @@ test("actionHint per kind", () => {
 
 test("ariaLabel: kind, keyword and the position people know", () => {
   assert.equal(M.ariaLabel([item(SLIDE)]), "Slide source: Merge step, slide 1");
-  assert.equal(M.ariaLabel([item(UNNUMBERED)]), "Slide source: Plan, unnumbered slide “Agenda”");
-  assert.equal(M.ariaLabel([item(UNTITLED)]), "Slide source: Blank, unnumbered slide");
+  assert.equal(M.ariaLabel([item(UNNUMBERED)]), "Slide source: Plan, page 2 of 7 “Agenda”");
+  assert.equal(M.ariaLabel([item(UNTITLED)]), "Slide source: Blank, page 6 of 7");
   assert.equal(M.ariaLabel([item("[cite:L:7:3:::Lost:x:va1]")]), "Slide source: Lost");
   assert.equal(M.ariaLabel([item(VIDEO)]), "Video source: Recursion tree, 1:15–1:32");
   assert.equal(M.ariaLabel([item(FAQ)]), "FAQ source: Exam");
@@ -344,9 +354,11 @@ test("detailRows: unit and lecture, or the FAQ's question; missing ones say so",
 test("slide wording: one phrase, heading and joined header per name", () => {
   const names = [
     [{ printed: "5", title: "Intro", known: true }, "slide 5", "Slide 5"],
-    [{ printed: "", title: "Agenda", known: true }, "unnumbered slide “Agenda”", "Unnumbered slide “Agenda”"],
-    [{ printed: "", title: "", known: true }, "unnumbered slide", "Unnumbered slide"],
-    [{ printed: "", title: "", known: false }, "slide", "Slide"],
+    [{ printed: "", title: "Agenda", known: true, page: 2, pages: 9, titleUnique: true }, "page 2 of 9 “Agenda”",
+      "Page 2 of 9 “Agenda”"],
+    [{ printed: "", title: "Cython", known: true, page: 4, pages: 9, titleUnique: false }, "page 4 of 9", "Page 4 of 9"],
+    [{ printed: "", title: "", known: true, page: 6, pages: 9, titleUnique: false }, "page 6 of 9", "Page 6 of 9"],
+    [{ printed: "", title: "", known: false, page: null, pages: 0, titleUnique: false }, "slide", "Slide"],
   ];
   for (const [name, phrase, header] of names) {
     assert.equal(M.slidePhrase(name), phrase);

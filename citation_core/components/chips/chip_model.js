@@ -5,8 +5,9 @@
  * node tests import it too.
  *
  * Numbers (DESIGN.md section 3): a marker's `page` is the deck index (1-based PDF position). It is
- * what the click value carries, but text for people never shows it: a slide is named by its printed
- * number ("Slide 5"), else by its title (Unnumbered slide “Agenda”), else just "Slide".
+ * what the click value carries. A slide is named by its printed number ("Slide 5"); a slide that prints
+ * no number by its place in the deck ("Page 12 of 20"), with its title beside it when no other page has
+ * that title ("Page 2 of 20 “Agenda”"); an unknown slide just "Slide".
  */
 
 import { citationKind } from "./citation_parser.js";
@@ -64,24 +65,31 @@ export function slideName(unit, page, stale) {
   const slides = asObject(unit && unit.slides);
   const key = page === null ? null : String(page);
   if (stale || key === null || !Object.prototype.hasOwnProperty.call(slides, key)) {
-    return { printed: "", title: "", known: false };
+    return { printed: "", title: "", known: false, page: null, pages: 0, titleUnique: false };
   }
   const entry = asObject(slides[key]);
-  return { printed: textOf(entry.printed), title: textOf(entry.title), known: true };
+  const title = textOf(entry.title);
+  // `slides` holds every page of the deck (hidden ones too): its size is the deck's page count
+  const entries = Object.values(slides);
+  const titleUnique = title !== "" && entries.filter((s) => textOf(asObject(s).title) === title).length === 1;
+  return { printed: textOf(entry.printed), title, known: true, page, pages: entries.length, titleUnique };
 }
 
 /**
  * The one wording of a slide's name, in lower case, as {words, title}: the printed number
- * ("slide 5", no title), else an unnumbered slide with its title (may be ""), else just "slide".
- * `numbered` tells whether the words name one slide by number (no article before them).
+ * ("slide 5", no title), else the place in the deck ("page 12 of 20") with the title when no other
+ * page has it, else just "slide". `numbered` tells whether the words name one slide by number or
+ * place (no article before them).
  */
 export function slideWords(name) {
   if (name.printed) return { words: `slide ${name.printed}`, title: "", numbered: true };
-  if (name.known) return { words: "unnumbered slide", title: name.title, numbered: false };
+  if (name.known && name.page !== null && name.page !== undefined) {
+    return { words: `page ${name.page} of ${name.pages}`, title: name.titleUnique ? name.title : "", numbered: true };
+  }
   return { words: "slide", title: "", numbered: false };
 }
 
-/** The slide's name as one phrase: "slide 5", "unnumbered slide “Agenda”", "unnumbered slide", "slide". */
+/** The slide's name as one phrase: "slide 5", "page 2 of 20 “Agenda”", "page 12 of 20", "slide". */
 export function slidePhrase(name) {
   const { words, title } = slideWords(name);
   return title ? `${words} ${quoted(title)}` : words;
@@ -96,7 +104,7 @@ export function slideHeading(name) {
   return { text: capitalized(words), title };
 }
 
-/** A heading as one string: "Slide 5", "Unnumbered slide “Agenda”", "Video · 1:15–1:32". */
+/** A heading as one string: "Slide 5", "Page 2 of 20 “Agenda”", "Video · 1:15–1:32". */
 export function headingText(heading) {
   return heading.title ? `${heading.text} ${quoted(heading.title)}` : heading.text;
 }
