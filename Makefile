@@ -10,11 +10,15 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# setuptools warns on every editable install that a folder named like the package shadows it: here that folder is
+# the package itself, so the warning says nothing (and it would be the first thing `make run` prints)
+QUIET_EDITABLE := PYTHONWARNINGS="ignore:Editable installation"
+
 install: $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[app]'
+	$(QUIET_EDITABLE) $(BIN)/pip install --quiet -e '.[app]'
 
 install-dev: $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(QUIET_EDITABLE) $(BIN)/pip install --quiet -e '.[dev]'
 
 run: install
 	$(BIN)/streamlit run app.py --server.address 127.0.0.1 --server.port $(PORT) --server.headless true --browser.gatherUsageStats false

@@ -163,6 +163,9 @@ def test_deck_json_gives_deck_index_and_printed_number(cli: Cli, sample_course: 
     assert [(p["page_number"], p["display_page_number"], p["display_source"]) for p in pages[:3]] == [
         (1, None, "none"), (2, None, "none"), (3, "1", "page_labels")]
     assert pages[5]["display_page_number"] == "4"
+    assert json.loads(out.stdout)["language"] == "en"
+    out = cli("deck", str(sample_course / "decks" / "merge_sort.pdf"))
+    assert out.stdout.splitlines()[0] == "merge_sort.pdf: 17 pages, language en"
     out = cli("deck", str(repo_root / "README.md"))
     assert out.returncode == 2 and "README.md" in out.stderr
 
@@ -171,6 +174,9 @@ def test_transcript_json_on_the_real_srt(cli: Cli, real_dir: Path) -> None:
     out = cli("transcript", str(real_dir / "transcripts" / "en_google_PainlessPython_part1.srt"), "--json")
     segs = json.loads(out.stdout)["segments"]
     assert len(segs) == 919 and segs[0]["start"] == 3.0 and isinstance(segs[-1]["end"], float)
+    assert json.loads(out.stdout)["language"] == "en"
+    out = cli("transcript", str(real_dir / "transcripts" / "en_google_PainlessPython_part1.srt"))
+    assert out.stdout.splitlines()[0] == "en_google_PainlessPython_part1.srt: 919 cues, language en"
 
 
 def test_course_json_lists_units_with_relative_paths(cli: Cli, sample_course: Path) -> None:

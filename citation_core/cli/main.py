@@ -127,14 +127,15 @@ def cmd_deck(args: argparse.Namespace) -> int:
     path = Path(args.file)
     # on a terminal, stderr shows "Reading printed numbers of x.pdf: page 5 of 20" while page images are read
     deck = load_deck(path, progress=terminal_progress(f"Reading printed numbers of {path.name}"))
-    if args.json:
-        from ..material.uploads import deck_language
+    from ..material.uploads import deck_language
 
+    language = deck_language(deck)  # of the deck's text; None when it cannot be told
+    if args.json:
         _emit({"pages": [{"page_number": p.page_number, "display_page_number": p.display_page_number,
                           "display_source": p.display_source, "text": p.text} for p in deck.pages],
-               "language": deck_language(deck),  # of the deck's text; null when it cannot be told
-               "warnings": list(deck.warnings)})
+               "language": language, "warnings": list(deck.warnings)})
         return 0
+    _print(f"{path.name}: {len(deck.pages)} pages, language {language or 'not told (too little text)'}")
     _print(f"{'page':>4}  {'printed':>7}  {'source':<11}  title")
     for p in deck.pages:
         _print(f"{p.page_number:>4}  {p.display_page_number or '-':>7}  {p.display_source:<11}  {p.title[:60]}")
@@ -146,11 +147,15 @@ def cmd_deck(args: argparse.Namespace) -> int:
 def cmd_transcript(args: argparse.Namespace) -> int:
     from ..material.transcript import load_transcript
 
+    from ..material.uploads import transcript_language
+
     tr = load_transcript(Path(args.file))
+    language = transcript_language(tr)  # of the cues' text; None when it cannot be told
     if args.json:
         _emit({"segments": [{"start": c.start, "end": c.end, "text": c.text} for c in tr.cues],
-               "warnings": list(tr.warnings)})
+               "language": language, "warnings": list(tr.warnings)})
         return 0
+    _print(f"{Path(args.file).name}: {len(tr.cues)} cues, language {language or 'not told (too little text)'}")
     for c in tr.cues:
         _print(f"{c.start:9.3f} → {c.end:9.3f}  {c.text}")
     for w in tr.warnings:
