@@ -100,6 +100,8 @@ def load_deck(path: Path, overrides: Mapping[int, str | None] | None = None, *,
     cached = cache and text_engine == "pdfium"
     digest = ocr.content_digest(data)
     parsed = deck_cache.load(digest) if cached else None
+    if parsed is not None and _page_count(data) not in (None, len(parsed.texts)):
+        parsed = None  # an entry that disagrees with the file it claims to describe is not trusted
     if parsed is None:
         parsed = _parse(name, data, text_engine)
         if cached:
@@ -125,6 +127,22 @@ def load_deck(path: Path, overrides: Mapping[int, str | None] | None = None, *,
         for i, (text, title, (number, source)) in enumerate(zip(texts, parsed.titles, numbers, strict=True), start=1)
     )
     return Deck(path=path, pages=pages, warnings=tuple(warnings))
+
+
+def _page_count(data: bytes) -> int | None:
+    """The number of pages pdfium counts in the PDF (milliseconds: only the page tree is read); None when it
+    cannot open it."""
+    import pypdfium2
+
+    with PDFIUM_LOCK:
+        try:
+            document = pypdfium2.PdfDocument(data)
+        except pypdfium2.PdfiumError:
+            return None
+        try:
+            return len(document)
+        finally:
+            document.close()
 
 
 def _parse(name: str, data: bytes, text_engine: TextEngine = "pdfium") -> ParsedDeck:

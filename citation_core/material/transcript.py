@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 import io
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +21,7 @@ from ..errors import MaterialError
 from ..text_file import read_text_file
 from .models import Cue, Transcript
 
-__all__ = ["SUPPORTED_TRANSCRIPT_TYPES", "load_transcript"]
+__all__ = ["MAX_CUES", "SUPPORTED_TRANSCRIPT_TYPES", "load_transcript"]
 
 SUPPORTED_TRANSCRIPT_TYPES = {".vtt": "vtt", ".srt": "srt"}
 
@@ -40,6 +40,8 @@ _MAX_MILLISECONDS = 10**10 * 3_600_000 - 1
 _MAX_DIGITS = 17  # a field with more significant digits is past that timestamp whatever its unit
 _TOO_LATE = "time after the largest timestamp 9999999999:59:59.999"
 _SHOWN_LINE = 60  # characters of a timing line quoted in an error
+# Cues a transcript may hold: a ten-hour lecture has about 12,000; a million would take minutes and gigabytes
+MAX_CUES = 50_000
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,9 @@ def _scan_cue_blocks(text: str, kind: str, name: str) -> list[_CueBlock]:
                 )
             continue
         number = len(blocks) + 1
+        if number > MAX_CUES:
+            raise MaterialError(f"{name}: more than {MAX_CUES:,} cues: too many to load (a transcript of ten hours "
+                                "holds about 12,000)")
         match = _TIMING_LINE[kind].match(timing)
         if match is None:
             hint = " (WebVTT writes '.' before the milliseconds)" if kind == "vtt" else ""
@@ -126,18 +131,26 @@ def _scan_cue_blocks(text: str, kind: str, name: str) -> list[_CueBlock]:
     return blocks
 
 
-def _blocks(text: str) -> list[list[str]]:
-    blocks: list[list[str]] = []
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def _blocks(text: str) -> Iterator[list[str]]:
+    """The file's blocks of non-blank lines, one at a time (a file of a million cues is never split whole)."""
     current: list[str] = []
-    for line in re.split(r"\r\n|\r|\n", text):
+    start = 0
+    for end in _LINE_END.finditer(text):
+        line = text[start:end.start()]
+        start = end.end()
         if line.strip():
             current.append(line)
         elif current:
-            blocks.append(current)
+            yield current
             current = []
+    line = text[start:]
+    if line.strip():
+        current.append(line)
     if current:
-        blocks.append(current)
-    return blocks
+        yield current
 
 
 def _srt_cue_without_arrow(lines: Sequence[str]) -> bool:

@@ -39,8 +39,11 @@ ORDINALS: dict[str, dict[str, str]] = {
     "ja": {"第一": "1", "第二": "2", "第三": "3"},
 }
 
-# Formula-like words that identify a statement better than its letters: "T(n)", "2·T(n/2)", "Θ(n²)".
-_MATH = re.compile(r"[^\s,;]*[(=^/·⌊⌈∑∏√≤≥≈→⇒][^\s,;]*")
+# Formula-like words that identify a statement better than its letters: "T(n)", "2·T(n/2)", "Θ(n²)": a word
+# (split at spaces, commas and semicolons, in one pass) holding one of these signs, at most MAX_MATH_WORD long
+_WORD_BREAKS = re.compile(r"[\s,;]+")
+_MATH_SIGNS = frozenset("(=^/·⌊⌈∑∏√≤≥≈→⇒")
+MAX_MATH_WORD = 80  # longer runs are URLs, paths or garbage, not formula words
 
 _local = threading.local()
 
@@ -135,8 +138,10 @@ def weak_stems(lang: str) -> frozenset[str]:
 def math_terms(text: str) -> set[str]:
     """Formula words ("T(n)", "2·T(n/2)") as matching terms, marked with "§"; a lone bracket is none."""
     out = set()
-    for m in _MATH.finditer(normalize(text)):
-        term = m.group(0).strip(".:!?“”\"'")
+    for word in _WORD_BREAKS.split(normalize(text)):
+        if len(word) > MAX_MATH_WORD or _MATH_SIGNS.isdisjoint(word):
+            continue
+        term = word.strip(".:!?“”\"'")
         if len(term) >= 3 and any(c.isalnum() for c in term):
             out.add("§" + term.lower())
     return out
