@@ -4,9 +4,11 @@ Bad input exits with code 2 and one line on stderr naming the file or field and 
 failed run exits with 1 and one line. No input makes it print a traceback: anything unexpected is
 reported as one line ("internal error") with exit code 1.
 
-Output text is written as it is; only characters the output stream cannot encode (a lone surrogate
-from a sources file, say) are written as backslash escapes (``\\ud800``), which in JSON output
-are the standard JSON escapes.
+Output text is written as it is, except what a terminal would take for a command or what would reorder the
+line: control characters other than line breaks and tabs (an ESC in a unit name sets the window title or clears
+the screen), DEL and the C1 controls, and the bidirectional overrides and isolates (U+202E) are written as
+backslash escapes (``\\x1b``, ``\\u202e``), in JSON output as the standard JSON escapes (``\\u001b``). Characters
+the output stream cannot encode (a lone surrogate from a sources file, say) are written as backslash escapes too.
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TextIO
 
 from ..contract import PATTERN_NAMES, parse
 from ..errors import CitationStudioError, InputError, MarkerError
@@ -31,24 +34,45 @@ def _config(args: argparse.Namespace) -> LlmConfig:
     return load_config(Path(args.config_dir)) if args.config_dir else default_config()
 
 
-def _write(text: str) -> None:
-    """``text`` on stdout as is, except characters the stream cannot encode, as backslash escapes."""
+# what a terminal obeys or reorders: C0 controls but line feed and tab, DEL, C1 controls, bidi overrides/isolates
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _safe(text: str, escape: Callable[[str], str] = lambda ch: ch.encode("unicode_escape").decode("ascii")) -> str:
+    """``text`` with every character a terminal would obey or reorder by written as an escape."""
+    return _UNSAFE.sub(lambda m: escape(m.group(0)), text)
+
+
+def _write(text: str, stream: TextIO | None = None) -> None:
+    """``text`` on stdout (or ``stream``), terminal controls escaped, and characters the stream cannot encode as
+    backslash escapes."""
+    out = stream or sys.stdout
+    text = _safe(text)
     try:
-        sys.stdout.write(text)
+        out.write(text)
     except UnicodeEncodeError:
-        encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
-        sys.stdout.write(text.encode(encoding, "backslashreplace").decode(encoding))
+        encoding = getattr(out, "encoding", None) or "utf-8"
+        out.write(text.encode(encoding, "backslashreplace").decode(encoding))
 
 
 def _print(line: str) -> None:
     _write(line + "\n")
 
 
+def _warn(line: str) -> None:
+    """One line on stderr, terminal controls escaped."""
+    _write(line + "\n", sys.stderr)
+
+
 def _emit(data: Any) -> None:
+    # JSON escapes C0 controls itself; DEL, C1 controls and bidi controls are escaped the same way (\u009b)
+    def dumped(ascii_only: bool) -> str:
+        return _safe(json.dumps(data, ensure_ascii=ascii_only, indent=2), lambda ch: f"\\u{ord(ch):04x}") + "\n"
+
     try:
-        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(dumped(False))
     except UnicodeEncodeError:  # the same JSON with \uXXXX escapes for what the stream cannot take
-        sys.stdout.write(json.dumps(data, ensure_ascii=True, indent=2) + "\n")
+        sys.stdout.write(dumped(True))
 
 
 def _read_text(path: str, what: str) -> str:
@@ -82,7 +106,7 @@ def cmd_cite(args: argparse.Namespace) -> int:
     else:
         _write(cited.answer + ("" if cited.answer.endswith("\n") else "\n"))
         for f in cited.failures:
-            print(f"warning: {f.kind}: {f.message}", file=sys.stderr)
+            _warn(f"warning: {f.kind}: {f.message}")
     return 0
 
 
@@ -110,7 +134,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         _print(f"  evidence: {' '.join(a.evidence.text.split()) if a.evidence else '(none)'}")
         _print(f"  why:      {a.support.reason}")
     flagged = sum(a.support.verdict == "unsupported" for a in audits)
-    print(f"{len(audits)} citation(s), {flagged} unsupported", file=sys.stderr)
+    _warn(f"{len(audits)} citation(s), {flagged} unsupported")
     return 0
 
 
@@ -140,7 +164,7 @@ def cmd_deck(args: argparse.Namespace) -> int:
     for p in deck.pages:
         _print(f"{p.page_number:>4}  {p.display_page_number or '-':>7}  {p.display_source:<11}  {p.title[:60]}")
     for w in deck.warnings:
-        print(f"warning: {w}", file=sys.stderr)
+        _warn(f"warning: {w}")
     return 0
 
 
@@ -158,7 +182,7 @@ def cmd_transcript(args: argparse.Namespace) -> int:
     for c in tr.cues:
         _print(f"{c.start:9.3f} → {c.end:9.3f}  {c.text}")
     for w in tr.warnings:
-        print(f"warning: {w}", file=sys.stderr)
+        _warn(f"warning: {w}")
     return 0
 
 
@@ -205,7 +229,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
     material = load_material(Path(args.course))
     for uid, why in material.broken.items():  # said once; the other units answer
-        print(f"citation-studio: unit {uid} is left out of the course: {why}", file=sys.stderr)
+        _warn(f"citation-studio: unit {uid} is left out of the course: {why}")
     pasted = _read_text(args.answer_file, "answer") if args.answer_file else None
     chat = ChatPipeline(_config(args), material)
     # the draft streams to a terminal (or with --stream): its words as the writer writes them, then the
@@ -226,11 +250,11 @@ def cmd_ask(args: argparse.Namespace) -> int:
         _write(("\n\n" if drafted else "") + result.answer + "\n")
     if result.languages_differ is not None:  # said every time, as the offline answer says it
         asked, written = result.languages_differ
-        print(f"citation-studio: the question is in {asked}, the unit's material in {written}: passages are "
-              f"quoted in {written}", file=sys.stderr)
+        _warn(f"citation-studio: the question is in {asked}, the unit's material in {written}: passages are "
+              f"quoted in {written}")
     for failure in result.failures if not args.json else ():
         if failure.kind == "writer":  # the answer is cut short: said on stderr, the answer kept on stdout
-            print(f"citation-studio: {failure.message}", file=sys.stderr)
+            _warn(f"citation-studio: {failure.message}")
     return 0
 
 
@@ -373,14 +397,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except CitationStudioError as exc:
-        print(f"citation-studio: {exc}", file=sys.stderr)
+        _warn(f"citation-studio: {exc}")
         return EXIT_BAD_INPUT if isinstance(exc, InputError) else EXIT_FAILED
     except BrokenPipeError:
         return 0
     except Exception as exc:  # noqa: BLE001  (the one boundary: one line, never a traceback)
         detail = " ".join(str(exc).split())[:200]
-        print(f"citation-studio: internal error: {type(exc).__name__}{': ' + detail if detail else ''}",
-              file=sys.stderr)
+        _warn(f"citation-studio: internal error: {type(exc).__name__}{': ' + detail if detail else ''}")
         return EXIT_FAILED
 
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..errors import MaterialError
+from ..text.names import clean_name
 from ..yaml_file import read_yaml
 from .deck import load_deck
 from .models import (
@@ -67,7 +68,7 @@ def load_course(root: Path) -> Course:
     data = _mapping(_read_yaml(manifest), file, "")
     _no_unknown(data, _COURSE_KEYS, file, "")
     course_id = _int(data, "id", file, "")
-    name = _text(data, "name", file, "")
+    name = _name(data, file, "")
     language = _language(data, "language", file, "", default="en")
 
     faqs: tuple[Faq, ...] = ()
@@ -84,7 +85,7 @@ def load_course(root: Path) -> Course:
         _no_unknown(lecture_data, _LECTURE_KEYS, file, where)
         lecture_id = _int(lecture_data, "id", file, where)
         _unique(lecture_id, seen_lectures, "lecture", file, where)
-        lecture_name = _text(lecture_data, "name", file, where)
+        lecture_name = _name(lecture_data, file, where)
         units: list[LectureUnit] = []
         for ui, raw_unit in enumerate(_list(lecture_data, "units", file, where)):
             unit_where = f"{where}.units[{ui}]"
@@ -193,7 +194,7 @@ def _unit(
     data = _mapping(raw, file, where)
     _no_unknown(data, _UNIT_KEYS, file, where)
     unit_id = _int(data, "id", file, where)
-    name = _text(data, "name", file, where)
+    name = _name(data, file, where)
     deck = _path(data, "deck", file, where, root)
     transcript = _path(data, "transcript", file, where, root)
     if transcript is not None and transcript.suffix.lower() not in SUPPORTED_TRANSCRIPT_TYPES:
@@ -394,6 +395,14 @@ def _text(data: Mapping[str, object], key: str, file: str, where: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise MaterialError(f"{file}: {_join(where, key)}: expected text, got {_shown(value)}")
     return value.strip()
+
+
+def _name(data: Mapping[str, object], file: str, where: str) -> str:
+    """The ``name`` field, cleaned of what would steer a terminal or reorder a line (``clean_name``)."""
+    name = clean_name(_text(data, "name", file, where))
+    if not name:
+        raise MaterialError(f"{file}: {_join(where, 'name')}: expected text, got only control characters")
+    return name
 
 
 def _language(data: Mapping[str, object], key: str, file: str, where: str, default: str) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -212,3 +213,39 @@ def test_a_lone_surrogate_on_a_real_pipe(surrogate_sources: str, answer: str, re
     assert (out.returncode, out.stderr) == (0, b"")
     text = out.stdout.decode("utf-8")  # valid UTF-8 on the pipe
     assert "\\ud800" in text and strip_markers(text.replace("\\ud800", "\ud800")) == ANSWER
+
+
+def test_control_characters_in_names_never_reach_the_terminal(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """A unit named with ESC sequences (set the window title, clear the screen), BEL, NUL, a right-to-left override
+    and a zero-width space is read clean; what the terminal is sent holds no control character."""
+    import yaml
+
+    from citation_core.material.library import load_material
+    from tests.material_fixtures import make_course, write_yaml
+
+    root = tmp_path / "course"
+    make_course(root)
+    data = yaml.safe_load((root / "course.yml").read_text(encoding="utf-8"))
+    data["name"] = "Algo\x1b]0;pwned\x07rithms"
+    data["lectures"][0]["name"] = "Sort\x1b[2J\x1b[Hing\x00"
+    data["lectures"][0]["units"][0]["name"] = "Merge\u202e tros\u200b\x9b31m"
+    write_yaml(root / "course.yml", data)
+    material = load_material(root)
+    assert material.course.name == "Algo ]0;pwned rithms"
+    assert material.units[101].unit.lecture_name == "Sort [2J [Hing"
+    assert material.units[101].unit.name == "Merge tros 31m"
+    for args in (["course", str(root)], ["course", str(root), "--json"]):
+        assert main(args) == 0
+        out, err = capsys.readouterr()
+        assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200b]", out + err), out
+    # what reaches a terminal from elsewhere (an answer, a warning) is escaped, JSON stays valid JSON
+    from citation_core.cli import main as cli_module
+
+    cli_module._print("title\x1b]0;x\x07 \u202eevil\x9b")
+    cli_module._emit({"name": "a\x1b[2Jb\x9bc\u202ed"})
+    out, _ = capsys.readouterr()
+    first, rest = out.split("\n", 1)
+    assert first == "title\\x1b]0;x\\x07 \\u202eevil\\x9b"
+    assert json.loads(rest) == {"name": "a\x1b[2Jb\x9bc\u202ed"}
+    assert "\x1b" not in rest and "\x9b" not in rest and "\u202e" not in rest
