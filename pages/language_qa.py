@@ -13,7 +13,7 @@ from studio.audit_table import audit_table
 from studio.language_check import check_citations, detector, detector_loaded
 from studio.services import chat_pipeline
 from studio.text import md_escape, plural
-from studio.widgets import chips, model_badges
+from studio.widgets import chips, literal_table, model_badges
 
 VERDICTS = {"ok": "✓ ok", "mismatch": "✗ mismatch", "uncertain": "? too short", "empty": "∅ empty"}
 
@@ -68,9 +68,9 @@ if run and languages:
             audits = [{**a.to_json(), "index": a.index} for a in result.audits]
             chips(result.answer, material, key=f"qa-{code}", audits=audits)
             # a static table: its text wraps, so the verdict stays in sight in a third of the window
-            st.table([{"seq": r.seq, "field": r.field, "text": r.text,
-                       "detected": f"{r.detected} ({r.confidence:.2f})" if r.detected else "—",
-                       "verdict": VERDICTS[r.verdict]} for r in rows], hide_index=True)
+            literal_table([{"seq": r.seq, "field": r.field, "text": r.text,
+                           "detected": f"{r.detected} ({r.confidence:.2f})" if r.detected else "—",
+                           "verdict": VERDICTS[r.verdict]} for r in rows], hide_index=True)
             with st.expander("Support audit", expanded=any(a["verdict"] == "unsupported" for a in audits)):
                 audit_table(audits, material)
             with st.expander("Prompts (first lines)"):

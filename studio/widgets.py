@@ -111,13 +111,25 @@ def _as_text(value: Any) -> str:
     return str(value)
 
 
+def literal_table(data: Mapping[str, Sequence[Any]] | Sequence[Mapping[str, Any]], **options: Any) -> None:
+    """``st.table`` with every cell shown as written: ``st.table`` renders each text cell as Markdown, so an
+    answer holding ``![t](http://…)`` would make the browser fetch that image and ``**x**`` would show bold."""
+    def cell(value: Any) -> Any:
+        return md_escape(value) if isinstance(value, str) else value
+
+    if isinstance(data, Mapping):
+        st.table({md_escape(k): [cell(v) for v in column] for k, column in data.items()}, **options)
+    else:
+        st.table([{md_escape(k): cell(v) for k, v in row.items()} for row in data], **options)
+
+
 def _phase(phase: Mapping[str, Any]) -> None:
     st.markdown(f"**{md_escape(phase['name'])}** · {phase['duration'] * 1000:.0f} ms · {md_escape(phase['status'])}")
     outputs: Mapping[str, Any] = phase.get("outputs") or {}
     small = {k: v for k, v in outputs.items() if _short(v)}
     if small:
-        st.table({"output": [_label(k) for k in small], "value": [_as_text(v) for v in small.values()]},
-                 hide_index=True, border="horizontal")
+        literal_table({"output": [_label(k) for k in small], "value": [_as_text(v) for v in small.values()]},
+                      hide_index=True, border="horizontal")
     for key, value in outputs.items():
         if key in small:
             continue
@@ -130,7 +142,7 @@ def _phase(phase: Mapping[str, Any]) -> None:
 
 def _calls(calls: list[Mapping[str, Any]]) -> None:
     """One row per call (wraps inside its column), then each call's prompt and output."""
-    st.table({
+    literal_table({
         "task": [c["task"] for c in calls],
         "seq": ["—" if c.get("seq") is None else str(c["seq"]) for c in calls],
         "ms": [str(round(c["duration"] * 1000)) for c in calls],
