@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from citation_core.llm.offline import summarize
 from citation_core.material.deck import load_deck
 from citation_core.material.library import without_boilerplate
 from citation_core.text import is_code_line, slide_units
@@ -111,3 +112,22 @@ def test_the_latex_source_of_a_sentence_is_one_code_block() -> None:
     assert len(code) == 3 and r"\textbf{bold}" in code[2]
     assert [u.full() for u in slide.units if u.kind != "code"] == [
         "becomes", "The theme provides sensible defaults to emphasize text, accent parts or show bold results."]
+
+
+# --- summaries start where a sentence starts --------------------------------------------------------------
+
+def test_a_summary_never_starts_inside_a_sentence() -> None:
+    # the line after the formula ("which is exactly …") continues the sentence before it
+    for evidence in ("", "With the chain rule perplexity can be rewritten as"):
+        summary = summarize(page(ELTE, 12), evidence=evidence)
+        assert not re.search(r"(?:^|[.!?]\s)(?:which|the|and)\b", summary), summary
+        assert summary.startswith("With the chain rule perplexity can be rewritten as"), summary
+
+
+def test_a_summary_is_never_a_line_of_the_outline_in_the_sidebar() -> None:
+    # lines 2-9 of the page list the lecture's sections beside the slide
+    sidebar = [ln.strip() for ln in page(ELTE, 11).split("\n")[1:9]]
+    assert "Start and end symbols" in sidebar
+    summary = summarize(page(ELTE, 11))
+    assert not any(s in summary for s in sidebar), summary
+    assert summary.startswith("The most widely used intrinsic evaluation metric is perplexity on a corpus."), summary
