@@ -2,7 +2,8 @@
 
 It answers from what the student has open first (the slide, or the transcript around the open second),
 then from the retrieved passages: whole bullets with their wrapped lines, sub-bullets and formulas, never
-a title, agenda or divider page unless the question asks for it. Slides are named only by their printed
+a title, agenda or divider page unless the question asks for it. Slide text is quoted by whole sentences, a cut
+marked with "…" (``quotes``), and code as code. Slides are named only by their printed
 number (or title). The few sentences it writes itself exist in all 12 supported languages; the quoted
 material stays in its own language (the writer cannot translate).
 """
@@ -31,6 +32,7 @@ from ..text import (
 )
 from ..text.encoder import sentence_encoder
 from ..text.slides import SlideUnit, is_code_line, title_ok
+from .quotes import excerpt
 
 # Wording per language: {S} a slide label, {n} printed number, {p} of {m} a page's place in its deck,
 # {t} title, {u} unit name, {c} video time.
@@ -255,8 +257,10 @@ def _read(source: Mapping[str, Any], lang_hint: str) -> Doc:
         follows = False  # the last slide unit was a kept statement
         for u, run in _code_runs(slide.units):
             if run:
-                if follows and units[-1].endswith(":") and not after[-1]:
-                    after[-1] = run  # "Git markiert den Konflikt in der Datei:" and the conflict
+                if follows and _introduces(units[-1]) and not after[-1]:
+                    # "Git markiert den Konflikt in der Datei:" and the conflict; "Enable the theme by loading"
+                    # and the LaTeX lines that do it
+                    after[-1] = run
                 else:
                     waiting = run
                 follows = False
@@ -313,6 +317,11 @@ def _code_runs(units: Sequence[SlideUnit]) -> list[tuple[SlideUnit, list[str]]]:
         else:
             out.append((u, [u.raw or u.text]))
     return out
+
+
+def _introduces(statement: str) -> bool:
+    """Whether ``statement`` leads into what follows it: it ends in a colon or without closing its sentence."""
+    return statement.endswith(":") or not re.search(r"[.!?;…][\"')\]”’»]*$", statement)
 
 
 def _names_code(statement: str, run: Sequence[str]) -> bool:
@@ -562,17 +571,28 @@ def _lead(ph: Mapping[str, str], lang: str, d: Doc, view_unit: str, primary: boo
     return ph["says" if primary else "adds"].format(S=label)
 
 
-def _render(lead: str, units: Sequence[str], kind: str, doc: Doc | None = None) -> str:
+def _render(lead: str, units: Sequence[str], kind: str, doc: Doc | None = None, scorer: Scorer | None = None) -> str:
     """The lead and the quoted statements: a paragraph of what the lecturer says, or a list of the slide's
     statements. Code, console and diagram lines that go with a statement (``Doc.before``, ``Doc.after``)
     are quoted as code: one line as inline code, several as a fenced block that keeps their line breaks
-    (inside the bullet of the statement that introduces them, else before the bullet that explains them)."""
+    (inside the bullet of the statement that introduces them, else before the bullet that explains them).
+    A statement is quoted by whole sentences, a cut marked with "…" (``quotes.excerpt``: a long one by the
+    sentences that say most of the question, per ``scorer``)."""
     if kind == "video":
         return lead + "\n\n" + " ".join(units)
+    lang = doc.lang if doc is not None else "en"
+
+    def weight(sentence: str) -> float:
+        return scorer.units.of(terms(sentence, lang)) if scorer is not None else 0.0
+
     blocks: list[str] = []
     items: list[str] = []
-    for u in units:
+    for k, u in enumerate(units):
         i = doc.units.index(u) if doc is not None and u in doc.units else None
+        # the answer goes on with what the statement leads into: its code, or the slide's next statement
+        # ("Language model evaluation can be" and "extrinsic: …")
+        goes_on = doc is not None and i is not None and k + 1 < len(units) and i + 1 < len(doc.units) \
+            and doc.units[i + 1] == units[k + 1]
         before = _block(doc, i, "before")
         after = _block(doc, i, "after")
         if len(before) == 1:
@@ -593,7 +613,8 @@ def _render(lead: str, units: Sequence[str], kind: str, doc: Doc | None = None) 
             blocks.append(fenced(lines))
             continue
         # a statement that is a command ("git checkout master") is shown as one
-        item = f"- {code_span(u) if is_code_line(u) else markdown_text(u)}"
+        shown = code_span(u) if is_code_line(u) else markdown_text(excerpt(u, lang, weight, goes_on or bool(after)))
+        item = f"- {shown}"
         if len(after) == 1:
             item += f" {code_span(after[0].strip())}"
         elif after:
@@ -769,7 +790,7 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
             parts.append(elsewhere)
         if hedged:
             parts.append(CLOSEST[lang])
-        parts.append(_render(_lead(ph, lang, primary, view_unit, True), units, primary.kind, primary))
+        parts.append(_render(_lead(ph, lang, primary, view_unit, True), units, primary.kind, primary, scorer))
         chosen_terms += [terms(u) for u in units]
         # the slide shown in the video at that moment
         shown = view.get("shown") if primary is view_doc and primary.kind == "video" else None
@@ -778,7 +799,8 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
             shown_units = [u for u in _units_for(shown_doc, scorer, scorer.doc(shown_doc) < 0.3)[:3]
                            if not _near_duplicate(terms(u), chosen_terms)]
             if shown_units and not shown.get("filler"):
-                parts.append(_render(_lead(ph, lang, shown_doc, view_unit, False), shown_units, "slide", shown_doc))
+                parts.append(_render(_lead(ph, lang, shown_doc, view_unit, False), shown_units, "slide", shown_doc,
+                                      scorer))
                 chosen_terms += [terms(u) for u in shown_units]
         if spoken is not None:
             parts.append(_render(_lead(ph, lang, spoken, view_unit, False), spoken.units, "video", spoken))
@@ -794,7 +816,8 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
             units = [view_doc.units[i] for i in _targeted(view_doc, scorer)
                      if not _near_duplicate(view_doc.unit_terms[i], chosen_terms)][:MAX_TARGETED]
             if units:
-                parts.append(_render(_lead(ph, lang, view_doc, view_unit, False), units, view_doc.kind, view_doc))
+                parts.append(_render(_lead(ph, lang, view_doc, view_unit, False), units, view_doc.kind, view_doc,
+                                      scorer))
                 chosen_terms += [terms(u) for u in units]
                 covered = covered.union(*chosen_terms)
         added = 0
@@ -807,7 +830,7 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
             # only what adds to the answer: a term of the question the answer does not cover yet
             units = [u for u in units if scorer.of(terms(u)) >= 0.5 and (terms(u) & query.own) - covered][:2]
             if units:
-                parts.append(_render(_lead(ph, lang, d, view_unit, False), units, d.kind, d))
+                parts.append(_render(_lead(ph, lang, d, view_unit, False), units, d.kind, d, scorer))
                 chosen_terms += [terms(u) for u in units]
                 covered = covered.union(*chosen_terms)
                 added += 1
@@ -821,7 +844,7 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
         # in another language is most likely about it)
         if view_doc is not None and view_doc.units and not view.get("filler"):
             units = _units_for(view_doc, scorer, True)
-            parts.append(_render(_lead(ph, lang, view_doc, view_unit, True), units, view_doc.kind, view_doc))
+            parts.append(_render(_lead(ph, lang, view_doc, view_unit, True), units, view_doc.kind, view_doc, scorer))
         elif view.get("title") or view.get("printed"):
             parts.append(ph["looking"].format(S=_looking_label(ph, view, lang)))
     if primary is None and faq is None and not parts:

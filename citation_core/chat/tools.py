@@ -45,7 +45,8 @@ def passage(material: CourseMaterial, src: LectureSource) -> dict[str, Any]:
         return {"kind": "slide", "uuid": src.uuid, "unit": um.unit.name, "where": um.page_label(src.page_number),
                 "printed": page.display_page_number if page else None, "title": page.title if page else "",
                 **place_of(um, src.page_number),
-                "text": without_repeated_lines(src.text, repeated_lines(material, um.unit.id)),
+                "text": without_repeated_lines(src.text, repeated_lines(material, um.unit.id),
+                                               page.title if page else None),
                 "filler": is_filler(src.text, src.page_number, page.display_page_number if page else None)}
     where = "video" if um.unit.video is not None else "transcript"  # a unit may have a transcript and no video
     return {"kind": "video", "uuid": src.uuid, "unit": um.unit.name, "where": f"{where} at {clock(src.start)}",
@@ -86,7 +87,7 @@ def repeated_lines(material: CourseMaterial, unit_id: int) -> frozenset[str]:
     um = material.unit(unit_id)
     counts: Counter[str] = Counter()
     for chunk in um.chunks:
-        counts.update({ln.strip() for ln in chunk.text.splitlines() if ln.strip()})
+        counts.update({_line_key(ln) for ln in chunk.text.splitlines() if ln.strip()})
     pages = len({c.page_number for c in um.chunks}) or 1
     found = frozenset(ln for ln, c in counts.items() if c >= 3 and c >= pages / 4 and not ln.isdigit())
     _REPEATED[key] = (material, found)
@@ -116,11 +117,29 @@ def course_rarity(material: CourseMaterial, unit_id: int | None = None) -> dict[
     return rarity
 
 
-def without_repeated_lines(text: str, repeated: frozenset[str]) -> str:
+_PAGE_NUMBER = re.compile(r"^\d{1,4}\s{2,}|\s{2,}\d{1,4}$")
+
+
+def _line_key(line: str) -> str:
+    """A line as it repeats from page to page: without the page number a footer prints beside it ("5      Lecture
+    11 — Retrieval augmented generation      TrustHLT — Prof. Dr. Ivan Habernal")."""
+    return " ".join(_PAGE_NUMBER.sub("", line.strip()).split())
+
+
+def without_repeated_lines(text: str, repeated: frozenset[str], title: str | None = None) -> str:
+    """``text`` without the lines of ``repeated`` (``repeated_lines``). The first line stays where it is the page's
+    ``title`` (or no title is known), though the deck's sidebar lists it too; so does a line that goes on with the
+    sentence of a line kept before it ("The chain rule based formulation of sequence" / "probabilities")."""
     if not repeated:
         return text
-    lines = text.splitlines()
-    kept = [ln for i, ln in enumerate(lines) if i == 0 or ln.strip() not in repeated]  # the title stays
+    kept: list[str] = []
+    last_kept = False
+    for i, ln in enumerate(text.splitlines()):
+        goes_on = last_kept and bool(kept) and ln.strip()[:1].islower() and not re.search(r"[.!?:;]$", kept[-1].strip())
+        is_title = i == 0 and (title is None or " ".join(ln.split()).startswith(" ".join(title.split())))
+        last_kept = is_title or _line_key(ln) not in repeated or goes_on
+        if last_kept:
+            kept.append(ln)
     return "\n".join(kept)
 
 

@@ -500,6 +500,8 @@ def _sentence_ok(text: str, lang: str, prose: bool = True, ended: bool = False) 
     if len(words) < 4 or len(text) > MAX_SUMMARY or sum(len(w) >= 3 and w[0].isalpha() for w in words) < 3:
         return False
     last = re.sub(r"[.!?]+$", "", words[-1]).lower()
+    if words[0][:1].islower() and words[0].strip(",;:") in stop_words(lang):
+        return False  # the rest of a sentence that starts before it ("which is exactly …", "does not address …")
     if SELF_REFERENCE.search(text) or last in (DANGLING.get(lang, frozenset()) if ended else stop_words(lang)):
         return False  # about the slide, not its content; or a sentence cut short ("… defaults to")
     if BOILERPLATE.search(text):
@@ -577,9 +579,12 @@ def _pieces(units: Sequence[SlideUnit], lang: str) -> list[tuple[str, bool]]:
 
 
 def _summary_of(pieces: Sequence[tuple[str, bool]], lang: str) -> str:
-    """The first one or two pieces that read well in a tooltip, else ""."""
-    good = [_finish(p) for p, prose in pieces
+    """The first one or two pieces that read well in a tooltip, else "". Pieces of prose come first: a line
+    that is no sentence (a heading, an entry of the outline in a sidebar: "Start and end symbols") is taken
+    only where no sentence reads well."""
+    fine = [(_finish(p), prose) for p, prose in pieces
             if _sentence_ok(_finish(p), lang, prose, bool(re.search(r"[.!?]$", p.strip())))]
+    good = [p for p, prose in fine if prose] or [p for p, _ in fine]
     if not good:
         return ""
     out = good[0]

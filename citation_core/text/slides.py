@@ -5,9 +5,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .rules import DANGLING
+
 _CODE_LINE = re.compile(
     r"^\d+\s{2,}"  # numbered pseudo code: "3  while i ≤ n"
-    r"|^[A-Z][A-Z0-9_-]*\([^()]*\)$"  # a pseudo-code signature: "MERGE(A, p, q, r)"
+    r"|^[A-Z][A-Z0-9_-]{2,}\([^()]*\)$"  # a pseudo-code signature: "MERGE(A, p, q, r)" (not a formula: "P(w1, …, wn)")
     r"|^(?:def|cdef|cpdef|class|import|from\s+\S+\s+import|return|print\(|raise|for\s+\w+\s+in|while\s|if\s.*:$"
     r"|elif\s|else:|try:|except\b|with\s.*:$|ctypedef|cimport|\\\w+\{|#\s*\w+\.(?:py|pyx|pxd|sh)\b)"
     r"|\s{2,}#\s|^[\w.]+\s*[+\-*/]?=\s*[\w.]+\(.*\)\s*$"
@@ -56,6 +58,10 @@ _IDENTIFIER_USE = re.compile(r"\b(?:[A-Za-z]\w*_\w+|[A-Za-z_]\w*(?:\.[A-Za-z_]\w
 _QUOTED_STRING = re.compile(r"\"[^\"]*\"|'[^']*'|`[^`]*`")
 _SHELL_COMMENT = re.compile(r"\s#\s.*$|\s//\s.*$")
 _TYPOGRAPHIC_BULLET = re.compile(r"^\s*[•▪‣◦●■□◆◇►▸▹➢✓]")
+# LaTeX: a line that starts with a command ("\item First", "\usepackage[utf8]{inputenc}") or holds one with an
+# argument ("or show \textbf{bold} results.")
+_LATEX_COMMAND = re.compile(r"\\[A-Za-z]+\*?(?:\[[^\]\n]*\])?\{")
+_LATEX_LINE = re.compile(r"^\\[A-Za-z]+\b|" + _LATEX_COMMAND.pattern)
 
 
 def _stop_words() -> frozenset[str]:
@@ -149,13 +155,15 @@ def is_code_line(line: str) -> bool:
     Console: a prompt ("$ git status", ">>> x = 1"), a command ("git checkout -b wuppie"), git's output
     ("On branch master", "modified:   file.java") and conflict markers ("<<<<<<< HEAD", ">>>>>>> branch:x").
     Diagrams: branches drawn in characters ("A---B---C master", "     /", "| * 3a4b5c6 Fix").
+    LaTeX: a line that starts with a command or holds one with an argument ("\\usetheme{metropolis}",
+    "or show \\textbf{bold} results.").
     A line that reads as a sentence ends in ";" or holds a command and stays prose ("Fall 1: z ist ein
     Blatt;", "git add und git commit ausführen."); so does a line behind a typographic bullet and a formula.
     """
     stripped = line.strip()
     if not stripped or _TYPOGRAPHIC_BULLET.match(line):
         return False
-    if _CONSOLE_OR_DIAGRAM.search(" ".join(stripped.split())) or _is_command(stripped):
+    if _CONSOLE_OR_DIAGRAM.search(" ".join(stripped.split())) or _is_command(stripped) or _LATEX_LINE.search(stripped):
         return True
     if line.startswith(("    ", "\t")) and re.match(r"[a-z_]\w*[\s.(\[=]", stripped) and re.search(
             r"[=(\[]|:$", stripped) and len(stripped.split()) <= 12:
@@ -175,16 +183,52 @@ BOILERPLATE = re.compile(r"\b(?:licen[sc]ed?\b|lizenz|copyright|all rights reser
                          r"|zuletzt (?:geändert|aktualisiert)\b)|©", re.I)
 _NUMBERS_ONLY = re.compile(r"^[\d\s.,]+$")
 _TABLE_ROW = re.compile(r"\S {3,}\S.* {3,}\S|\S {5,}\S")
+_SPACED = re.compile(r"^\S+(?: {2,}\S+){3,}$")  # every word apart: text in a monospace font ("Write   an   answer")
+
+
+def _table_row(text: str) -> bool:
+    """Columns (a table row, an aligned formula), not words set apart by a monospace font."""
+    return bool(_TABLE_ROW.search(text)) and not _SPACED.match(text)
+
+
 _FORMULA_START = re.compile(r"^(?:[A-Za-zΑ-Ωα-ω]{1,3}\s?\(|[=≈≤≥·∑∏√⟨])")
+_WORD_START = re.compile(r"^[a-zäöüßàâçéèêëîïôûùüÿñæœ]{2,}\b")
+# what a sentence never ends in: a comma, a hyphen that breaks a word, the articles, conjunctions and
+# prepositions of ``DANGLING``, a copula; not every preposition ("… that language models are pre-trained on")
+_OPEN_WORDS = frozenset(w for words in DANGLING.values() for w in words if len(w) > 1 and w != "do") | frozenset(
+    "a as is are be ist sind because weil dass which whose".split())  # "do" (Portuguese) ends "what to do"
+_OPEN_END = re.compile(r"(?:[,\-–]|(?<![^\W\d_])(?:" + "|".join(sorted(_OPEN_WORDS, key=len, reverse=True))
+                       + r"))\s*$")
+_ENDS_SENTENCE = re.compile(r"[.!?:;…][\"')\]”’»]*$")
 
 
-def _continues(prev: str, line: str, long_line: int) -> bool:
-    """Whether ``line`` continues ``prev`` (a PDF breaks long bullets and paragraphs into lines)."""
+def _body(line: str) -> str:
+    """``line`` without its bullet mark and the gap after it."""
+    return _BULLET.sub("", line, count=1).strip() if _BULLET.match(line) else line.strip()
+
+
+def ends_inside_sentence(text: str) -> bool:
+    """Whether ``text`` stops where no sentence stops: after a comma, a broken word, an article, a conjunction
+    or a copula ("… disregard the order of words and the", "… can be rewritten as", "… evaluation can be")."""
+    return bool(_OPEN_END.search(text.rstrip()))
+
+
+def _continues(prev: str, line: str, long_line: int, unit_text: str = "") -> bool:
+    """Whether ``line`` continues ``prev`` (a PDF breaks long bullets and paragraphs into lines). ``unit_text``
+    is the statement ``prev`` belongs to, as far as it is read."""
     if _BULLET.match(line) or is_code_line(line) or is_footer(line):
         return False
-    if _TABLE_ROW.search(prev.strip()) or _TABLE_ROW.search(line.strip()):
-        return False  # columns: a table row or an aligned formula, never a wrapped sentence
     stripped = line.strip()
+    prev_body = _body(prev)
+    if unit_text and not _ENDS_SENTENCE.search(unit_text):
+        # a sentence that has not ended goes on: after a word no sentence ends in (into a formula with wide
+        # gaps too), and in a line that starts with a lower-case word (after such a formula too)
+        if ends_inside_sentence(prev_body) and not _table_row(prev_body):
+            return True
+        if _WORD_START.match(stripped) and not _table_row(stripped):
+            return True
+    if _table_row(prev_body) or _table_row(stripped):
+        return False  # columns: a table row or an aligned formula, never a wrapped sentence
     if _CONTINUATION_START.match(stripped):
         return True
     if _FORMULA_START.match(stripped) and not prev.rstrip().endswith((".", "!", "?")):
@@ -222,8 +266,9 @@ def _sentence_like(line: str) -> bool:
 def code_lines(lines: list[str]) -> list[bool]:
     """Per line, whether it is code, console or a diagram, by itself (``is_code_line``) or by the lines
     around it: the file between git's conflict markers, the output after a prompt ("$ git status", then
-    "On branch master", "Hallo Welt") up to the next bullet or sentence, and a block of braces
-    ("public class Hello {" … "}") up to a sentence in words."""
+    "On branch master", "Hallo Welt") up to the next bullet or sentence, a block of braces
+    ("public class Hello {" … "}") up to a sentence in words, and the lines of a sentence's LaTeX source that
+    hold no markup themselves ("The theme provides sensible defaults to" before "\\emph{emphasize} text")."""
     out: list[bool] = []
     conflict = console = False
     depth = 0
@@ -248,13 +293,44 @@ def code_lines(lines: list[str]) -> list[bool]:
         depth = max(0, depth + stripped.count("{") - stripped.count("}")) if code else 0
         console = code and (bool(_PROMPT.match(stripped)) or console)
         out.append(code)
+    # the LaTeX source of a sentence ("The theme provides sensible defaults to" / "\emph{emphasize} text, …"):
+    # its lines without markup belong to the source too; so does the wrapped rest of a numbered line ("1     Call
+    # a retriever to return R(q) = d1, . . . , dk, the top-k" / "relevant passages from D")
+    for i, line in enumerate(lines):
+        if out[i] and _NUMBERED.match(line.strip()) and i + 1 < len(lines) and not out[i + 1] \
+                and not _BULLET.match(lines[i + 1]) and _WORD_START.match(lines[i + 1].strip()):
+            out[i + 1] = True
+        if out[i] and _marked_up(line):
+            before = i - 1
+            if before >= 0 and not out[before] and not _BULLET.match(lines[before]) \
+                    and ends_inside_sentence(lines[before]):
+                out[before] = True
+            after = i + 1
+            while after < len(lines) and not out[after] and not _ENDS_SENTENCE.search(lines[after - 1].rstrip()) \
+                    and _WORD_START.match(lines[after].strip()):
+                out[after] = True
+                after += 1
     return out
+
+
+_NUMBERED = re.compile(r"^\d+\s{2,}\S")
+
+
+def _marked_up(line: str) -> bool:
+    r"""Words with LaTeX markup among them ("\emph{emphasize} text, \alert{accent} parts"), not a command alone
+    ("\documentclass{beamer}")."""
+    if not _LATEX_COMMAND.search(line):
+        return False
+    rest = re.sub(r"\\[A-Za-z]+\*?(?:\[[^\]\n]*\])?(?:\{[^{}\n]*\})*", " ", line)
+    return bool(re.search(r"[^\W\d_]{2,}", rest))
 
 
 def slide_units(text: str, has_title: bool = True) -> Slide:
     """Read slide text (as PDF extraction gives it) into a title and whole statements.
 
-    Wrapped lines are joined back to their bullet or paragraph; sub-bullets stay with their bullet;
+    Wrapped lines are joined back to their bullet or paragraph (a sentence that has not ended goes on in a
+    line that starts with a lower-case word, and after a word no sentence ends in, also where a formula with
+    wide gaps stands between); sub-bullets stay with their bullet;
     printed page numbers, licence lines and web addresses alone are dropped; code, console and diagram
     lines (``code_lines``) are kept apart, one unit each (kind "code", ``raw`` as printed) and never
     taken for the title.
@@ -283,7 +359,8 @@ def slide_units(text: str, has_title: bool = True) -> Slide:
             continue
         if _NUMBERS_ONLY.match(stripped) and not (last_raw and _CONNECTOR_END.search(last_raw)):
             continue  # labels of a figure ("0 28", "3 17 31 10"), not text
-        if units and last_raw and units[-1].kind != "code" and _continues(last_raw, line, long_line):
+        if units and last_raw and units[-1].kind != "code" and _continues(
+                last_raw, line, long_line, units[-1].children[-1] if units[-1].children else units[-1].text):
             unit = units[-1]
             if unit.children:
                 unit.children[-1] = f"{unit.children[-1]} {stripped}"
