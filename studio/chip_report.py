@@ -8,6 +8,9 @@ pattern); a candidate that is not one stays text and, not being whitespace, ends
 Artemis client, which never sees it as a citation). tests/test_chips_browser.py checks this against the
 renderer in Chromium for every contract vector.
 
+Every ``[cite:`` of the text gets a row, whatever follows it (``marker_texts``): a marker-looking text with a
+bracket inside a field, or without a closing bracket, is no candidate and says why it stays text.
+
 Each row also says how the Artemis client draws the marker (``artemis_groups`` of the contract, on the
 pasted text) beside how our renderer draws it, and whether our chip can act on it.
 """
@@ -22,13 +25,17 @@ from citation_core.contract import artemis_groups, chip_kind, chip_label, parse
 from citation_core.errors import InputError
 from citation_core.lms.render import render_markdown
 
-# Anything that looks like a marker, line breaks included (the renderer's candidates never span one).
+# A marker-looking text without brackets inside, line breaks included (the renderer's candidates never span one).
 LOOSE_RE = re.compile(r"\[cite:[^\[\]]*\]")
+OPENING = "[cite:"
+_BRACKETS_RE = re.compile(r"[\[\]\n]")
 VOID = {"br", "hr", "img", "input", "meta", "link", "wbr", "col", "area", "base", "source", "track", "embed"}
 
 NOT_A_CANDIDATE = "inside code or an image's description: stays text"
 LINE_BREAK = "spans a line break: stays text"
 UNREADABLE = "not a final or stored marker for the client parser (e.g. intermediate form, missing fields)"
+BRACKET = "a field holds '[' or ']': stays text"
+NO_CLOSE = "no ']' closes it: stays text"
 
 
 @dataclass(frozen=True)
@@ -130,12 +137,66 @@ class _Groups(HTMLParser):
                 self.groups += 1
 
 
+def _closings(text: str) -> tuple[dict[int, int], dict[int, int]]:
+    """Within each line of ``text``: the ``]`` that closes each ``[`` (nesting counted), and for each line (by the
+    offset of its start) the offset of its last ``]``. One pass over the brackets and line breaks."""
+    closes: dict[int, int] = {}
+    last: dict[int, int] = {}
+    line, stack = 0, list[int]()
+    for m in _BRACKETS_RE.finditer(text):
+        char, at = m.group(0), m.start()
+        if char == "\n":
+            line, stack = at + 1, []
+        elif char == "[":
+            stack.append(at)
+        else:
+            last[line] = at
+            if stack:
+                closes[stack.pop()] = at
+    return closes, last
+
+
+def marker_texts(text: str) -> list[tuple[int, int]]:
+    """The span of the marker-looking text at every ``[cite:`` of ``text``, in order, whatever follows it.
+
+    Without a bracket before its first ``]``, it runs to that ``]`` (line breaks included); else, within its
+    line, to the ``]`` that closes its ``[`` (nested brackets counted), else to the line's last ``]`` after it,
+    else to the end of the line. Openings inside another one's text get their own span.
+    """
+    closes, last = _closings(text)
+    spans: list[tuple[int, int]] = []
+    start = text.find(OPENING)
+    while start >= 0:
+        loose = LOOSE_RE.match(text, start)
+        if loose is not None:
+            spans.append(loose.span())
+        else:
+            line_start = text.rfind("\n", 0, start) + 1
+            line_end = text.find("\n", start)
+            line_end = len(text) if line_end < 0 else line_end
+            end = closes.get(start, last.get(line_start, -1))
+            spans.append((start, end + 1 if end > start else line_end))
+        start = text.find(OPENING, start + 1)
+    return spans
+
+
+def _stays_text(raw: str) -> str:
+    """Why a marker-looking text that is no renderer candidate stays text (line break, bracket, no closing)."""
+    if "\n" in raw:
+        return LINE_BREAK
+    if "[" in raw[1:] or "]" in raw[:-1]:
+        return BRACKET
+    if not raw.endswith("]"):
+        return NO_CLOSE
+    return NOT_A_CANDIDATE
+
+
 def chip_report(text: str) -> list[CandidateRow]:
     """One row per marker-like text in ``text``, in order: whether it renders as (part of) a chip, and why not."""
     try:
         html = render_markdown(text)
     except InputError as exc:
-        return [CandidateRow(m.group(0), False, f"not rendered: {exc}") for m in LOOSE_RE.finditer(text)]
+        return [CandidateRow(text[a:b], False, f"not rendered: {exc}") for a, b in marker_texts(text)]
     groups = _Groups()
     groups.feed(html)
     groups.close()
@@ -150,14 +211,11 @@ def chip_report(text: str) -> list[CandidateRow]:
             artemis[m.span[0]] = drawn(c["kind"], c["label"], len(members))
     chip_ids: dict[int, int] = {}
     rows: list[CandidateRow] = []
-    for match in LOOSE_RE.finditer(text):
-        raw = match.group(0)
-        theirs = artemis.get(match.start(), "text")
-        if "\n" in raw:
-            rows.append(CandidateRow(raw, False, LINE_BREAK, artemis=theirs))
-            continue
+    for start, end in marker_texts(text):
+        raw = text[start:end]
+        theirs = artemis.get(start, "text")
         if not pending or pending[0][0] != raw:
-            rows.append(CandidateRow(raw, False, NOT_A_CANDIDATE, artemis=theirs))
+            rows.append(CandidateRow(raw, False, _stays_text(raw), artemis=theirs))
             continue
         _, group, ok = pending.pop(0)
         if ok:
