@@ -9,6 +9,7 @@ import streamlit as st
 
 import studio.boot  # noqa: F401  (deep links on a fresh server)
 from citation_core.contract import PATTERN_NAMES, parse
+from citation_core.material.models import MaterialVersions
 from studio import cached
 from studio.chip_report import CandidateRow, chip_report
 from studio.keys import PREVIEW_CLICK
@@ -42,8 +43,10 @@ def _remember_click(value: dict[str, object]) -> None:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _report(text: str) -> list[CandidateRow]:
-    return chip_report(text)
+def _report(text: str, versions: tuple[tuple[int, int, int], ...]) -> list[CandidateRow]:
+    """The table's rows, the chips' stored versions compared with the units' current ``versions`` (unit id,
+    attachment version, video version)."""
+    return chip_report(text, {str(uid): MaterialVersions(a, v) for uid, a, v in versions}.get)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -71,14 +74,15 @@ else:
     st.caption("Click a chip: the value the Ask page would receive shows here. FAQ chips, and chips whose unit is "
                "unknown or unreleased or whose slide is hidden, send nothing.")
 
-report = _report(text)
+report = _report(text, tuple((uid, um.unit.versions.attachment, um.unit.versions.video)
+                             for uid, um in material.units.items()))
 made = len({r.group for r in report if r.chip})
 st.markdown(f"**Which markers became chips** · {plural(len(report), 'marker')}, {plural(made, 'chip')}")
 if report:
     st.table({"marker": [r.marker for r in report],
               "rendered as chip?": [f"yes · chip {r.group + 1}" if r.chip and r.group is not None else "no"
                                     for r in report],
-              "why not": [r.why or "—" for r in report],
+              "reason": [r.why or "—" for r in report],
               "ours": [r.ours + (f" · click does nothing: {r.cannot_act}" if r.cannot_act else "") for r in report],
               "as the Artemis client draws it": [r.artemis for r in report],
               "same?": ["yes" if not r.differs else "DIFFERS" for r in report]},

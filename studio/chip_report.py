@@ -12,7 +12,9 @@ Every ``[cite:`` of the text gets a row, whatever follows it (``marker_texts``):
 bracket inside a field, or without a closing bracket, is no candidate and says why it stays text.
 
 Each row also says how the Artemis client draws the marker (``artemis_groups`` of the contract, on the
-pasted text) beside how our renderer draws it, and whether our chip can act on it.
+pasted text) beside how our renderer draws it, and whether our chip can act on it. Given the course's
+versions, a chip's row also says when its stored version is not the unit's: older (stale) or newer (a
+citation from another copy of the material).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from html.parser import HTMLParser
 from citation_core.contract import artemis_groups, chip_kind, chip_label, parse
 from citation_core.errors import InputError
 from citation_core.lms.render import render_markdown
+from citation_core.lms.versions import VersionLookup, version_standing
 
 # A marker-looking text without brackets inside, line breaks included (the renderer's candidates never span one).
 LOOSE_RE = re.compile(r"\[cite:[^\[\]]*\]")
@@ -42,7 +45,7 @@ NO_CLOSE = "no ']' closes it: stays text"
 class CandidateRow:
     marker: str
     chip: bool
-    why: str
+    why: str  # why it stays text; for a chip, what its stored version means when it is not the unit's ("" else)
     group: int | None = None  # index of the chip among the text's chips (chips in a group share it)
     ours: str = "text"  # how our renderer draws it: "text", or "<kind> · <label>" (+ " · group of N")
     artemis: str = "text"  # the same for the Artemis client
@@ -67,6 +70,22 @@ def cannot_act(raw: str) -> str:
     if kind == "slide" and not (m.page or "").isdigit():
         return "page is not a page number: the chip cannot open it"
     return ""
+
+
+def version_note(raw: str, versions_of: VersionLookup | None) -> str:
+    """What the stored version of ``raw`` (one lecture marker) means when it is not its unit's current one, as
+    the chip's tooltip warns: stale when older, from another copy of the material when newer ("" else)."""
+    (m,) = parse(raw, "stored")
+    current = versions_of(m.entity_id) if versions_of is not None and m.type == "L" else None
+    standing = version_standing(m.version, current)
+    if current is None or standing == "current":
+        return ""
+    what, now = ("attachment", current.attachment) if (m.version or "").startswith("va") else ("video", current.video)
+    if standing == "newer":
+        return (f"{m.version} is newer than this unit's {what} version {now}: a citation from another copy of the "
+                "material, newer than this one; a click opens the unit")
+    return (f"stale: {m.version} is older than this unit's {what} version {now}: the material changed since it "
+            "was cited; a click opens the unit")
 
 
 def parses(raw: str) -> bool:
@@ -142,7 +161,8 @@ def _closings(text: str) -> tuple[dict[int, int], dict[int, int]]:
     offset of its start) the offset of its last ``]``. One pass over the brackets and line breaks."""
     closes: dict[int, int] = {}
     last: dict[int, int] = {}
-    line, stack = 0, list[int]()
+    line = 0
+    stack: list[int] = []
     for m in _BRACKETS_RE.finditer(text):
         char, at = m.group(0), m.start()
         if char == "\n":
@@ -191,8 +211,10 @@ def _stays_text(raw: str) -> str:
     return NOT_A_CANDIDATE
 
 
-def chip_report(text: str) -> list[CandidateRow]:
-    """One row per marker-like text in ``text``, in order: whether it renders as (part of) a chip, and why not."""
+def chip_report(text: str, versions_of: VersionLookup | None = None) -> list[CandidateRow]:
+    """One row per marker-like text in ``text``, in order: whether it renders as (part of) a chip, and why not;
+    with ``versions_of`` (the units' current versions by id), what a chip's stored version means when it is
+    not its unit's."""
     try:
         html = render_markdown(text)
     except InputError as exc:
@@ -221,8 +243,9 @@ def chip_report(text: str) -> list[CandidateRow]:
         if ok:
             chip = chip_ids.setdefault(group, len(chip_ids))
             (m,) = parse(raw, "stored")
-            rows.append(CandidateRow(raw, True, "", chip, drawn(chip_kind(m), chip_label(m), sizes[group]), theirs,
-                                     cannot_act(raw)))
+            inert = cannot_act(raw)
+            rows.append(CandidateRow(raw, True, "" if inert else version_note(raw, versions_of), chip,
+                                     drawn(chip_kind(m), chip_label(m), sizes[group]), theirs, inert))
         else:
             rows.append(CandidateRow(raw, False, UNREADABLE, artemis=theirs))
     return rows

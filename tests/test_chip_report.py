@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from citation_core.material.models import MaterialVersions
 from studio.chip_report import chip_report
 
 BRACKETS = "[cite:L:9003:4:::Fonts [and] more:Needs [Fira Sans] installed.:va1]"
@@ -54,3 +55,18 @@ def test_openings_by_the_thousand_are_each_listed() -> None:
     rows = chip_report(text)
     assert len(rows) == 10_000
     assert all(not r.chip and r.why for r in rows)
+
+
+def test_a_chip_stored_with_a_newer_version_comes_from_another_copy_and_an_older_one_is_stale() -> None:
+    versions = {"101": MaterialVersions(attachment=1, video=1)}.get
+    rows = chip_report("New.[cite:L:101:4:::Split:Halves.:va2] Old.[cite:L:101::125:131:Merge:Linear.:vt0] "
+                       "Now.[cite:L:101:6:::Merge:Linear.:va1] Elsewhere.[cite:L:555:6:::Other:Unit.:va9]", versions)
+    assert [r.chip for r in rows] == [True, True, True, True]
+    assert [r.why for r in rows] == [
+        "va2 is newer than this unit's attachment version 1: a citation from another copy of the material, "
+        "newer than this one; a click opens the unit",
+        "stale: vt0 is older than this unit's video version 1: the material changed since it was cited; "
+        "a click opens the unit",
+        "",
+        "",
+    ]
