@@ -13,18 +13,11 @@ from citation_core.material.models import MaterialVersions
 from studio import cached
 from studio.chip_report import CandidateRow, chip_report
 from studio.keys import PREVIEW_CLICK
+from studio.preview_example import EXAMPLE
 from studio.text import plural
 from studio.widgets import chips
 
 VECTORS = Path(__file__).resolve().parents[1] / "citation_core" / "contract" / "vectors.json"
-EXAMPLE = (
-    "Merge sort splits the array in half.[cite:L:101:4:::Divide step:The array is split at its midpoint q.:va1] "
-    "Merging is linear.[cite:L:101:6:::MERGE:Each iteration places one element after one comparison.:va1]"
-    "[cite:L:101::125:131:Linear merge:Every step places one element, so merging takes linear time.:vt1] "
-    "You may bring one sheet of notes.[cite:F:1::::Exam aids:One handwritten A4 sheet is allowed.]\n\n"
-    "An unreadable marker stays text: [cite:L:101:4:::A:B][cite:L:101:oops] and code stays code: "
-    "`[cite:L:101:4:::Code:Not a chip]`"
-)
 
 PARSERS = {"iris": "Iris (intermediate)", "server": "Artemis server", "client": "Artemis client",
            "stored": "stored form (client + version)"}
