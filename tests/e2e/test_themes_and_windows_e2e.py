@@ -1,5 +1,5 @@
 """What only a browser shows: the theme follows the browser and can be switched, controls stay whole in narrow
-windows, the Library keeps its open tab and its upload form fills in the unit from the chosen deck."""
+and wide windows, the Library keeps its open tab and its upload form fills in the unit from the chosen deck."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ from .harness import ROOT, choose_file, clipped_by, luminance, open_ask, running
 pytestmark = pytest.mark.e2e
 
 HASH_TABLES = ROOT / "sample_decks" / "decks" / "hash_tables.pdf"
+MERGE_SORT = ROOT / "sample_decks" / "decks" / "merge_sort.pdf"
+MERGE_SORT_VTT = ROOT / "sample_decks" / "transcripts" / "merge_sort.vtt"
 GERMAN = ROOT / "sample_decks" / "decks" / "binaere_suchbaeume.pdf"
 UPLOADS = "My uploads (id 900)"
 BACKGROUND = "() => getComputedStyle(document.querySelector('.stApp')).backgroundColor"
@@ -26,7 +28,9 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     tmp = tmp_path_factory.mktemp("windows")
     library = tmp / "library"
     add_upload(library, Upload("hash_tables.pdf", HASH_TABLES.read_bytes()))  # unit 9001
-    add_upload(library, Upload("merge_sort.pdf", (ROOT / "sample_decks" / "decks" / "merge_sort.pdf").read_bytes()))
+    # unit 9002: a deck with its transcript and no video, so its View control reads "Slides | Transcript"
+    add_upload(library, Upload("merge_sort.pdf", MERGE_SORT.read_bytes()),
+               Upload("merge_sort.vtt", MERGE_SORT_VTT.read_bytes()))
     with running_app({"CITATION_STUDIO_DB": str(tmp / "lms.sqlite3"), "CITATION_STUDIO_LIBRARY": str(library)}) as url:
         yield url, library
 
@@ -78,6 +82,26 @@ def test_at_800_px_the_instructor_preview_switch_is_whole(app: tuple[str, Path],
     assert clipped_by(page, label) == [0, 0, 0, 0]
     for control in (page.locator(".st-key-w_preview [data-testid=stTooltipIcon]"),
                     page.locator(".st-key-w_mode button").last):
+        assert clipped_by(page, control) == [0, 0, 0, 0]
+    assert errors == []
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_the_view_control_shows_slides_and_transcript_whole(app: tuple[str, Path], new_page: Any, width: int) -> None:
+    url, _ = app
+    page, errors = new_page(width=width, height=800)
+    page.goto(f"{url}/?course=900&unit=9002")
+    page.get_by_text("Ask about what you see").wait_for(timeout=60_000)
+    buttons = page.locator(".st-key-w_mode button")
+    buttons.nth(1).wait_for(timeout=30_000)
+    wait_idle(page)
+    assert [b.inner_text().strip() for b in buttons.all()] == ["Slides", "Transcript"]
+    for button in buttons.all():
+        assert clipped_by(page, button) == [0, 0, 0, 0], button.inner_text()
+        assert button.evaluate("el => el.scrollWidth <= el.clientWidth + 1"), button.inner_text()
+    for control in (page.locator(".st-key-w_preview [data-testid=stWidgetLabel] p"),
+                    page.locator(".st-key-w_preview [data-testid=stTooltipIcon]"),
+                    page.locator("[data-testid=stSelectbox]").first):
         assert clipped_by(page, control) == [0, 0, 0, 0]
     assert errors == []
 
