@@ -20,9 +20,14 @@ from studio.widgets import chips
 
 VECTORS = Path(__file__).resolve().parents[1] / "citation_core" / "contract" / "vectors.json"
 
-# st.table renders each cell as Markdown: cells get md_escape (text as written), and a long word wraps in its cell
-# instead of hiding in the cell's own scroll box
-TABLE_CSS = "<style>[data-testid=stTable] td [data-testid=stMarkdownContainer] * { overflow-wrap: anywhere; }</style>"
+# st.table renders each cell as Markdown: cells get md_escape (text as written). In the columns that hold pasted
+# text (the marker and the chips drawn for it; the fields the parsers read) a long word wraps in its cell instead
+# of hiding in the cell's own scroll box; the other columns keep their words whole.
+TABLE_CSS = """<style>
+.st-key-chip-table td:is(:nth-child(1), :nth-child(4), :nth-child(5)) [data-testid=stMarkdownContainer] *,
+.st-key-readings-table td:nth-child(n+3):nth-child(-n+10) [data-testid=stMarkdownContainer] * {
+  overflow-wrap: anywhere; }
+</style>"""
 PARSERS = {"iris": "Iris (intermediate)", "server": "Artemis server", "client": "Artemis client",
            "stored": "stored form (client + version)"}
 
@@ -77,15 +82,16 @@ report = _report(text, tuple((uid, um.unit.versions.attachment, um.unit.versions
 made = len({r.group for r in report if r.chip})
 st.markdown(f"**Which markers became chips** · {plural(len(report), 'marker')}, {plural(made, 'chip')}")
 if report:
-    st.table({"marker": [md_escape(r.marker) for r in report],
-              "rendered as chip?": [f"yes · chip {r.group + 1}" if r.chip and r.group is not None else "no"
-                                    for r in report],
-              "reason": [md_escape(r.why or "—") for r in report],
-              "ours": [md_escape(r.ours + (f" · click does nothing: {r.cannot_act}" if r.cannot_act else ""))
-                       for r in report],
-              "as the Artemis client draws it": [md_escape(r.artemis) for r in report],
-              "same?": ["yes" if not r.differs else "DIFFERS" for r in report]},
-             hide_index=True, border="horizontal")
+    with st.container(key="chip-table"):
+        st.table({"marker": [md_escape(r.marker) for r in report],
+                  "rendered as chip?": [f"yes · chip {r.group + 1}" if r.chip and r.group is not None else "no"
+                                        for r in report],
+                  "reason": [md_escape(r.why or "—") for r in report],
+                  "ours": [md_escape(r.ours + (f" · click does nothing: {r.cannot_act}" if r.cannot_act else ""))
+                           for r in report],
+                  "as the Artemis client draws it": [md_escape(r.artemis) for r in report],
+                  "same?": ["yes" if not r.differs else "DIFFERS" for r in report]},
+                 hide_index=True, border="horizontal")
     drift = [r for r in report if r.differs]
     if drift:
         st.warning(f"{plural(len(drift), 'marker')} drawn differently from the Artemis client: "
@@ -101,8 +107,9 @@ for col, pattern in zip(cols, PATTERN_NAMES, strict=True):
     col.markdown(f"**{pattern}** · {PARSERS.get(pattern, pattern)} · {plural(len(found), 'match')}")
 if any(readings.values()):
     columns = reading_columns(readings, PATTERN_NAMES)
-    st.table({name: [md_escape(v) for v in values] for name, values in columns.items()}, hide_index=True,
-             border="horizontal")
+    with st.container(key="readings-table"):
+        st.table({name: [md_escape(v) for v in values] for name, values in columns.items()}, hide_index=True,
+                 border="horizontal")
     st.caption(f"One row per match of each parser, in the order of the text. {NOT_CARRIED}: the parser's pattern "
                "has no such field; an empty cell: the field is empty. span: where the match starts and ends in the "
                "text (characters).")
