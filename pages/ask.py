@@ -171,7 +171,8 @@ um = material.unit(state.unit_id)
 st.html(VIEWER_CSS)
 
 # --- what is open ---------------------------------------------------------------------------------
-top = st.columns([2, 2.6, 1.8, 2.6], vertical_alignment="bottom")  # the switch label whole at 800 px
+# at 800 px the View control ("Slides | Transcript", the longest) and the switch's label stay whole
+top = st.columns([1.8, 2.4, 2.2, 2.4], vertical_alignment="bottom")
 ss[W_COURSE] = state.course_id
 top[0].selectbox("Course", [c.id for c in catalog.courses], key=W_COURSE,
                  format_func=lambda cid: f"{by_id[cid].course.name} (id {cid})",

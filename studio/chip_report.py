@@ -8,8 +8,13 @@ pattern); a candidate that is not one stays text and, not being whitespace, ends
 Artemis client, which never sees it as a citation). tests/test_chips_browser.py checks this against the
 renderer in Chromium for every contract vector.
 
+Every ``[cite:`` of the text gets a row, whatever follows it (``marker_texts``): a marker-looking text with a
+bracket inside a field, or without a closing bracket, is no candidate and says why it stays text.
+
 Each row also says how the Artemis client draws the marker (``artemis_groups`` of the contract, on the
-pasted text) beside how our renderer draws it, and whether our chip can act on it.
+pasted text) beside how our renderer draws it, and whether our chip can act on it. Given the course's
+versions, a chip's row also says when its stored version is not the unit's: older (stale) or newer (a
+citation from another copy of the material).
 """
 
 from __future__ import annotations
@@ -21,21 +26,26 @@ from html.parser import HTMLParser
 from citation_core.contract import artemis_groups, chip_kind, chip_label, parse
 from citation_core.errors import InputError
 from citation_core.lms.render import render_markdown
+from citation_core.lms.versions import VersionLookup, version_standing
 
-# Anything that looks like a marker, line breaks included (the renderer's candidates never span one).
+# A marker-looking text without brackets inside, line breaks included (the renderer's candidates never span one).
 LOOSE_RE = re.compile(r"\[cite:[^\[\]]*\]")
+OPENING = "[cite:"
+_BRACKETS_RE = re.compile(r"[\[\]\n]")
 VOID = {"br", "hr", "img", "input", "meta", "link", "wbr", "col", "area", "base", "source", "track", "embed"}
 
 NOT_A_CANDIDATE = "inside code or an image's description: stays text"
 LINE_BREAK = "spans a line break: stays text"
 UNREADABLE = "not a final or stored marker for the client parser (e.g. intermediate form, missing fields)"
+BRACKET = "a field holds '[' or ']': stays text"
+NO_CLOSE = "no ']' closes it: stays text"
 
 
 @dataclass(frozen=True)
 class CandidateRow:
     marker: str
     chip: bool
-    why: str
+    why: str  # why it stays text; for a chip, what its stored version means when it is not the unit's ("" else)
     group: int | None = None  # index of the chip among the text's chips (chips in a group share it)
     ours: str = "text"  # how our renderer draws it: "text", or "<kind> · <label>" (+ " · group of N")
     artemis: str = "text"  # the same for the Artemis client
@@ -60,6 +70,22 @@ def cannot_act(raw: str) -> str:
     if kind == "slide" and not (m.page or "").isdigit():
         return "page is not a page number: the chip cannot open it"
     return ""
+
+
+def version_note(raw: str, versions_of: VersionLookup | None) -> str:
+    """What the stored version of ``raw`` (one lecture marker) means when it is not its unit's current one, as
+    the chip's tooltip warns: stale when older, from another copy of the material when newer ("" else)."""
+    (m,) = parse(raw, "stored")
+    current = versions_of(m.entity_id) if versions_of is not None and m.type == "L" else None
+    standing = version_standing(m.version, current)
+    if current is None or standing == "current":
+        return ""
+    what, now = ("attachment", current.attachment) if (m.version or "").startswith("va") else ("video", current.video)
+    if standing == "newer":
+        return (f"{m.version} is newer than this unit's {what} version {now}: a citation from another copy of the "
+                "material, newer than this one; a click opens the unit")
+    return (f"stale: {m.version} is older than this unit's {what} version {now}: the material changed since it "
+            "was cited; a click opens the unit")
 
 
 def parses(raw: str) -> bool:
@@ -130,12 +156,69 @@ class _Groups(HTMLParser):
                 self.groups += 1
 
 
-def chip_report(text: str) -> list[CandidateRow]:
-    """One row per marker-like text in ``text``, in order: whether it renders as (part of) a chip, and why not."""
+def _closings(text: str) -> tuple[dict[int, int], dict[int, int]]:
+    """Within each line of ``text``: the ``]`` that closes each ``[`` (nesting counted), and for each line (by the
+    offset of its start) the offset of its last ``]``. One pass over the brackets and line breaks."""
+    closes: dict[int, int] = {}
+    last: dict[int, int] = {}
+    line = 0
+    stack: list[int] = []
+    for m in _BRACKETS_RE.finditer(text):
+        char, at = m.group(0), m.start()
+        if char == "\n":
+            line, stack = at + 1, []
+        elif char == "[":
+            stack.append(at)
+        else:
+            last[line] = at
+            if stack:
+                closes[stack.pop()] = at
+    return closes, last
+
+
+def marker_texts(text: str) -> list[tuple[int, int]]:
+    """The span of the marker-looking text at every ``[cite:`` of ``text``, in order, whatever follows it.
+
+    Without a bracket before its first ``]``, it runs to that ``]`` (line breaks included); else, within its
+    line, to the ``]`` that closes its ``[`` (nested brackets counted), else to the line's last ``]`` after it,
+    else to the end of the line. Openings inside another one's text get their own span.
+    """
+    closes, last = _closings(text)
+    spans: list[tuple[int, int]] = []
+    start = text.find(OPENING)
+    while start >= 0:
+        loose = LOOSE_RE.match(text, start)
+        if loose is not None:
+            spans.append(loose.span())
+        else:
+            line_start = text.rfind("\n", 0, start) + 1
+            line_end = text.find("\n", start)
+            line_end = len(text) if line_end < 0 else line_end
+            end = closes.get(start, last.get(line_start, -1))
+            spans.append((start, end + 1 if end > start else line_end))
+        start = text.find(OPENING, start + 1)
+    return spans
+
+
+def _stays_text(raw: str) -> str:
+    """Why a marker-looking text that is no renderer candidate stays text (line break, bracket, no closing)."""
+    if "\n" in raw:
+        return LINE_BREAK
+    if "[" in raw[1:] or "]" in raw[:-1]:
+        return BRACKET
+    if not raw.endswith("]"):
+        return NO_CLOSE
+    return NOT_A_CANDIDATE
+
+
+def chip_report(text: str, versions_of: VersionLookup | None = None) -> list[CandidateRow]:
+    """One row per marker-like text in ``text``, in order: whether it renders as (part of) a chip, and why not;
+    with ``versions_of`` (the units' current versions by id), what a chip's stored version means when it is
+    not its unit's."""
     try:
         html = render_markdown(text)
     except InputError as exc:
-        return [CandidateRow(m.group(0), False, f"not rendered: {exc}") for m in LOOSE_RE.finditer(text)]
+        return [CandidateRow(text[a:b], False, f"not rendered: {exc}") for a, b in marker_texts(text)]
     groups = _Groups()
     groups.feed(html)
     groups.close()
@@ -150,21 +233,19 @@ def chip_report(text: str) -> list[CandidateRow]:
             artemis[m.span[0]] = drawn(c["kind"], c["label"], len(members))
     chip_ids: dict[int, int] = {}
     rows: list[CandidateRow] = []
-    for match in LOOSE_RE.finditer(text):
-        raw = match.group(0)
-        theirs = artemis.get(match.start(), "text")
-        if "\n" in raw:
-            rows.append(CandidateRow(raw, False, LINE_BREAK, artemis=theirs))
-            continue
+    for start, end in marker_texts(text):
+        raw = text[start:end]
+        theirs = artemis.get(start, "text")
         if not pending or pending[0][0] != raw:
-            rows.append(CandidateRow(raw, False, NOT_A_CANDIDATE, artemis=theirs))
+            rows.append(CandidateRow(raw, False, _stays_text(raw), artemis=theirs))
             continue
         _, group, ok = pending.pop(0)
         if ok:
             chip = chip_ids.setdefault(group, len(chip_ids))
             (m,) = parse(raw, "stored")
-            rows.append(CandidateRow(raw, True, "", chip, drawn(chip_kind(m), chip_label(m), sizes[group]), theirs,
-                                     cannot_act(raw)))
+            inert = cannot_act(raw)
+            rows.append(CandidateRow(raw, True, "" if inert else version_note(raw, versions_of), chip,
+                                     drawn(chip_kind(m), chip_label(m), sizes[group]), theirs, inert))
         else:
             rows.append(CandidateRow(raw, False, UNREADABLE, artemis=theirs))
     return rows

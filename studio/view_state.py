@@ -343,7 +343,8 @@ def apply_click(state: ViewState, catalog: Catalog, click: Mapping[str, Any]) ->
     The same click value (nonce) applied twice changes nothing; a new click on the same target
     moves the viewer again (a video seeks again). A unit that is not in the open course never
     moves the viewer. ``kind`` "unit" opens the unit at its start: ``reason`` "changed" warns
-    (the material changed since the answer), "gone" is an error (the deck or video no longer exists;
+    (the material changed since the answer), "newer" warns (the citation comes from another copy of the
+    material, newer than the course's), "gone" is an error (the deck or video no longer exists;
     ``cited`` says which).
     """
     nonce = click.get("nonce")
@@ -380,6 +381,10 @@ def apply_click(state: ViewState, catalog: Catalog, click: Mapping[str, Any]) ->
         if reason == "changed":
             return with_notice(opened, "warning", f"This source changed since the answer was written: opened "
                                f"{_unit_label(unit)} at its start, not at the cited position.")
+        if reason == "newer":
+            return with_notice(opened, "warning", "This citation comes from another copy of the material, newer "
+                               f"than the one in this course: opened {_unit_label(unit)} at its start, not at the "
+                               "cited position.")
         if reason == "gone":
             return _gone(state, course, unit, str(click.get("cited") or "source"))
         return opened

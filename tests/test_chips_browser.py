@@ -437,6 +437,27 @@ def test_stale_chip_warns_and_opens_the_unit(preview: Preview) -> None:
     assert page.locator(".cite-tip__stale").count() == 1
 
 
+def test_a_chip_from_a_newer_copy_of_the_material_says_so_instead_of_stale(preview: Preview) -> None:
+    """Unit 12's deck is at version 2: va3 was cited in another copy of the material, newer than this one."""
+    page = preview.open("From elsewhere.[cite:L:12:4:::Later:Cited in a newer deck.:va3]")
+    button = preview.chip("Later").locator(".cite-chip")
+    classes = (button.get_attribute("class") or "").split()
+    assert "cite-chip--newer" in classes and "cite-chip--stale" not in classes
+    label = button.get_attribute("aria-label") or ""
+    assert "another copy of the material, newer than this one" in label and "changed since" not in label
+    button.hover()
+    tip = preview.chip("Later").locator(".cite-tip")
+    tip.wait_for(state="visible")
+    assert "This citation comes from another copy of the material, newer than this one" in tip.inner_text()
+    assert "changed since" not in tip.inner_text()
+    button.click()
+    [click] = preview.clicks()
+    assert {k: v for k, v in click["value"].items() if k != "nonce"} == {
+        "kind": "unit", "unitId": "12", "stale": False, "reason": "newer", "cited": "slide"}
+    assert page.locator(".cite-tip__stale").count() == 1
+    assert preview.errors == []
+
+
 def test_stale_video_compares_the_transcript_version(preview: Preview) -> None:
     page = preview.open("[cite:L:12::75:92:Recursion:Old transcript.:vt12] [cite:L:12::75:92:Recursion:Same.:va2]")
     # a space-separated pair is one group: the first member is stale, the second is not

@@ -12,7 +12,7 @@ from citation_core.contract import parse, strip_markers
 from citation_core.lms.resolve import resolve_citations, unit_table
 from citation_core.lms.sources_list import source_lines, with_sources_list
 from citation_core.lms.store import LmsStore
-from citation_core.lms.versions import stamp_versions
+from citation_core.lms.versions import stamp_versions, version_standing
 from citation_core.material.library import CourseMaterial, load_material
 from citation_core.material.models import MaterialVersions
 
@@ -79,6 +79,16 @@ def test_stamp_versions_from_the_cited_units_current_material() -> None:
     assert [m.version for m in found] == ["va3", "vt2", "va3", "va1", None, None]
     assert strip_markers(stamped) == strip_markers(ANSWER)
     assert stamp_versions(stamped, versions.get) == stamped  # idempotent
+
+
+def test_a_stored_version_is_older_than_the_units_current_one_or_newer() -> None:
+    now = MaterialVersions(attachment=2, video=5)
+    assert [version_standing(v, now) for v in ("va1", "va2", "va3")] == ["older", "current", "newer"]
+    assert [version_standing(v, now) for v in ("vt4", "vt5", "vt6")] == ["older", "current", "newer"]
+    assert version_standing("va" + "9" * 30, now) == "newer"
+    for unreadable in (None, "", "vx3", "va", "VA3"):
+        assert version_standing(unreadable, now) == "current", unreadable
+    assert version_standing("va3", None) == "current", "no unit to compare with"
 
 
 def test_server_side_resolution_of_lecture_citations(material: CourseMaterial) -> None:

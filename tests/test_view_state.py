@@ -135,6 +135,15 @@ def test_changed_warns_and_opens_the_unit_only() -> None:
     assert legacy.notice is not None and legacy.notice.level == "warning"
 
 
+def test_a_citation_from_a_newer_copy_warns_and_opens_the_unit_only() -> None:
+    s = vs.select_page(start(), CATALOG, 9)
+    after = vs.apply_click(s, CATALOG, click(kind="unit", unitId="201", stale=False, reason="newer", cited="slide"))
+    assert (after.unit_id, after.page) == (201, 1)
+    assert after.notice == vs.Notice(
+        "warning", "This citation comes from another copy of the material, newer than the one in this course: "
+                   "opened “Hash Tables” at its start, not at the cited position.")
+
+
 def test_gone_is_an_error_and_opens_the_unit_only() -> None:
     s = vs.select_page(start(), CATALOG, 9)
     after = vs.apply_click(s, CATALOG, click(kind="unit", unitId="301", stale=False, reason="gone", cited="video"))

@@ -26,8 +26,10 @@ new value)::
 
     {"kind": "slide", "unitId": str, "page": int, "nonce": str}
     {"kind": "video", "unitId": str, "start": int, "end": int | None, "nonce": str}
-    {"kind": "unit",  "unitId": str, "stale": bool, "nonce": str}
-    # stale chip (stale True); or no page/start, or the unit has hasDeck/hasVideo False (stale False)
+    {"kind": "unit",  "unitId": str, "stale": bool, "reason": str, "cited": str, "nonce": str}
+    # reason "changed": stale chip, its stored version older than the unit's (stale True); "newer": its stored
+    # version newer than the unit's, a citation from another copy of the material (stale False); "gone": the
+    # unit has hasDeck/hasVideo False or not that slide; "position": no page/start
     # a video chip of a unit with a transcript but no video (hasTranscript) opens the transcript at the cue
 
 FAQ chips send nothing.

@@ -29,6 +29,7 @@ const UNITS = {
 };
 const FAQS = { 17: { question: "Is the exam open book?" } };
 const STALE_TEXT = "The material changed since this answer was written";
+const NEWER_TEXT = "This citation comes from another copy of the material, newer than this one";
 
 const item = (raw, units = UNITS, faqs = FAQS) => {
   const marker = P.parseMarker(raw);
@@ -41,6 +42,7 @@ const SLIDE2 = "[cite:L:12:4:::Split:Divides the list.:va2]";
 const UNNUMBERED = "[cite:L:12:2:::Plan:What the lecture covers.:va2]";
 const UNTITLED = "[cite:L:12:6:::Blank:A slide without number or title.:va2]";
 const STALE = "[cite:L:12:5:::Cost:Each level does linear work.:va1]";
+const NEWER = "[cite:L:12:5:::Later:Cited in a newer copy of the deck.:va3]";
 const VIDEO = "[cite:L:12::75:92:Recursion tree:The recursion tree.:vt13]";
 const FAQ = "[cite:F:17::::Exam:The exam is open book.:va1]";
 const UNIT = "[cite:L:12::::Unit:No position.]";
@@ -149,13 +151,23 @@ test("describe: missing or malformed data gives an empty unit, not an error", ()
 
 // ---- staleness ---------------------------------------------------------------------------------
 
-test("isStale: va compares the deck version, vt the transcript version; any difference counts", () => {
+test("isStale: va compares the deck version, vt the transcript version; only an older one is stale", () => {
   const unit = UNITS[12];
   assert.equal(M.isStale("va1", unit), true);
   assert.equal(M.isStale("va2", unit), false);
-  assert.equal(M.isStale("va3", unit), true, "a newer stored version differs too");
+  assert.equal(M.isStale("va3", unit), false, "a newer stored version comes from another copy");
   assert.equal(M.isStale("vt12", unit), true);
   assert.equal(M.isStale("vt13", unit), false);
+  assert.equal(M.isStale("vt14", unit), false);
+});
+
+test("versionStanding: older, newer or the same as the unit's material", () => {
+  const unit = UNITS[12];
+  assert.deepEqual(["va1", "va2", "va3"].map((v) => M.versionStanding(v, unit)), ["older", "", "newer"]);
+  assert.deepEqual(["vt12", "vt13", "vt14"].map((v) => M.versionStanding(v, unit)), ["older", "", "newer"]);
+  assert.equal(M.versionStanding("va3", { attachmentVersion: "2" }), "newer", "a numeric string counts");
+  for (const v of [null, "", "vx3", "va"]) assert.equal(M.versionStanding(v, unit), "", String(v));
+  assert.equal(M.versionStanding("vt3", UNITS[7]), "", "videoVersion null");
 });
 
 test("isStale: no version, an unknown format or no current version is current", () => {
@@ -211,6 +223,21 @@ test("clickValue: a video sends its start and end", () => {
 test("clickValue: a changed chip (stored version differs) opens the unit and says why", () => {
   assert.deepEqual(M.clickValue(item(STALE), "n"), { kind: "unit", unitId: "12", stale: true, reason: "changed", cited: "slide", nonce: "n" });
   assert.deepEqual(item(STALE).note, { level: "warning", text: STALE_TEXT });
+});
+
+test("clickValue: a chip from a newer copy of the material opens the unit and says so, not stale", () => {
+  const newer = item(NEWER);
+  assert.equal(newer.status, "newer");
+  assert.equal(newer.stale, false);
+  assert.equal(newer.newer, true);
+  assert.deepEqual(M.clickValue(newer, "n"), { kind: "unit", unitId: "12", stale: false, reason: "newer", cited: "slide", nonce: "n" });
+  assert.deepEqual(newer.note, { level: "warning", text: NEWER_TEXT });
+  assert.equal(newer.where, "Slide", "the deck index points into another deck: no slide name");
+  assert.equal(M.actionHint(newer), "Click to open the unit");
+  assert.equal(M.ariaLabel([newer]), `Slide source: Later. ${NEWER_TEXT}`);
+  assert.equal(M.ariaLabel([item(SLIDE), newer]), `Slide source: Merge step, slide 1, and 1 more. ${NEWER_TEXT}`);
+  assert.equal(M.anyNewer([item(SLIDE), newer]), true);
+  assert.equal(M.anyStale([item(SLIDE), newer]), false);
 });
 
 test("clickValue: a gone deck, video or slide opens the unit with an error; no position opens the unit", () => {

@@ -14,6 +14,7 @@ import { citationKind } from "./citation_parser.js";
 
 export const KIND_LABEL = { slide: "Slide", video: "Video", faq: "FAQ", source: "Source" };
 export const STALE_TEXT = "The material changed since this answer was written";
+export const NEWER_TEXT = "This citation comes from another copy of the material, newer than this one";
 export const NO_SUMMARY_TEXT = "No summary available.";
 export const OPEN_UNIT_HINT = "Click to open the unit";
 
@@ -58,13 +59,14 @@ export function videoRange(start, end) {
 
 /**
  * How people name the slide at deck index `page` of `unit`: {printed, title, known}.
- * Unknown (known: false) when the unit, its slides or that page are missing, or when the chip is
- * stale (the index points into an older deck, so the current deck's number could be wrong).
+ * Unknown (known: false) when the unit, its slides or that page are missing, or when the chip was
+ * cited in another version of the deck (`otherDeck`: the index points into an older or newer deck,
+ * so the current deck's number could be wrong).
  */
-export function slideName(unit, page, stale) {
+export function slideName(unit, page, otherDeck) {
   const slides = asObject(unit && unit.slides);
   const key = page === null ? null : String(page);
-  if (stale || key === null || !Object.prototype.hasOwnProperty.call(slides, key)) {
+  if (otherDeck || key === null || !Object.prototype.hasOwnProperty.call(slides, key)) {
     return { printed: "", title: "", known: false, page: null, pages: 0, titleUnique: false };
   }
   const entry = asObject(slides[key]);
@@ -110,21 +112,34 @@ export function headingText(heading) {
 }
 
 /**
- * The stored version differs from the unit's current material (va: deck, vt: transcript): the
- * position was cited in other material, so it may point at the wrong slide or second.
+ * How the stored version stands to the unit's current material (va: deck, vt: transcript):
+ * "older" (stale: the material changed since the citation was written), "newer" (a citation from
+ * another copy of the material, newer than this one), or "" (the same version, no version field,
+ * or no current version to compare with). Either way a position cited in other material may point
+ * at the wrong slide or second. citation_core/lms/versions.py compares the same way.
  */
-export function isStale(version, unit) {
+export function versionStanding(version, unit) {
   const m = /^v([at])(\d+)$/.exec(version || "");
-  if (!m || !unit) return false;
+  if (!m || !unit) return "";
   const current = m[1] === "a" ? unit.attachmentVersion : unit.videoVersion;
   const now = Number(current);
-  return current !== null && current !== undefined && current !== "" && Number.isFinite(now) && Number(m[2]) !== now;
+  if (current === null || current === undefined || current === "" || !Number.isFinite(now)) return "";
+  const stored = Number(m[2]);
+  if (stored === now) return "";
+  return stored < now ? "older" : "newer";
+}
+
+/** The stored version is older than the unit's current material: the material changed since. */
+export function isStale(version, unit) {
+  return versionStanding(version, unit) === "older";
 }
 
 /**
  * What a click on a lecture chip does, as one status (FAQ chips have "faq"):
  *   current     an exact jump (slide or second), or the unit for a citation without a position
- *   changed     the stored version differs from the unit's material: warn, open the unit only
+ *   changed     the stored version is older than the unit's material (stale): warn, open the unit only
+ *   newer       the stored version is newer than the unit's material: a citation from another copy
+ *               of the material; warn, open the unit only
  *   gone        the cited deck, video or slide no longer exists: error, open the unit only
  *   unknown     the unit is not in this course (never was, or deleted): not clickable
  *   unreleased  the unit is not released (``released: false``): not clickable
@@ -137,6 +152,7 @@ export const STATUS = {
   faq: { clickable: false, opensUnit: false, level: "", note: "" },
   current: { clickable: true, opensUnit: false, level: "", note: "" },
   changed: { clickable: true, opensUnit: true, level: "warning", note: STALE_TEXT },
+  newer: { clickable: true, opensUnit: true, level: "warning", note: NEWER_TEXT },
   gone: { clickable: true, opensUnit: true, level: "error", note: "" }, // note depends on the kind
   unknown: { clickable: false, opensUnit: false, level: "error", note: "This unit is not in this course: the chip cannot open it" },
   unreleased: { clickable: false, opensUnit: false, level: "warning", note: "This unit is not released yet: the chip cannot open it" },
@@ -181,7 +197,9 @@ export function chipStatus(kind, unit, page, version) {
   if (kind === "video" && unit.hasVideo === false && unit.hasTranscript !== true) {
     return { status: "gone", gone: "video" };
   }
-  if (isStale(version, unit)) return { status: "changed", gone: "" };
+  const standing = versionStanding(version, unit);
+  if (standing === "older") return { status: "changed", gone: "" };
+  if (standing === "newer") return { status: "newer", gone: "" };
   if (kind === "slide") {
     const slides = asObject(unit.slides);
     if (Object.keys(slides).length > 0 && !Object.prototype.hasOwnProperty.call(slides, String(page))) {
@@ -204,12 +222,13 @@ export function describe(marker, units, faqs, evidence) {
   const inert = kind === "faq" ? "" : inertText(kind, marker);
   const { status, gone } = inert ? { status: "inert", gone: "" } : chipStatus(kind, unit, page, marker.version);
   const stale = status === "changed";
+  const newer = status === "newer";
   // heading: the tooltip header; spoken: the position in the aria-label ("" when there is none)
   let heading = { text: KIND_LABEL[kind], title: "" };
   let spoken = "";
   let slide = null;
   if (kind === "slide") {
-    slide = slideName(unit, page, stale);
+    slide = slideName(unit, page, stale || newer);
     heading = slideHeading(slide);
     if (slide.known) spoken = slidePhrase(slide);
   }
@@ -243,6 +262,7 @@ export function describe(marker, units, faqs, evidence) {
     spoken,
     status,
     stale,
+    newer,
     // the unit says the cited deck, video or slide is not there: open the unit instead
     unavailable: status === "gone",
     note: status === "inert" ? { level: STATUS.inert.level, text: inert } : statusNote(status, gone),
@@ -273,8 +293,9 @@ export function opensUnit(item) {
 
 /**
  * The click value for one member with the given nonce, or null when the chip is not clickable.
- * A click that opens the unit says why: ``reason`` "changed", "gone" or "position" (no position
- * cited); ``stale`` is true for "changed"; ``cited`` is the chip's kind ("slide", "video", "source").
+ * A click that opens the unit says why: ``reason`` "changed" (stale), "newer" (cited in a newer copy
+ * of the material), "gone" or "position" (no position cited); ``stale`` is true for "changed" only;
+ * ``cited`` is the chip's kind ("slide", "video", "source").
  */
 export function clickValue(item, nonce) {
   if (!isClickable(item)) return null;
@@ -326,6 +347,11 @@ export function anyStale(items) {
   return items.some((i) => i.stale);
 }
 
+/** Whether any member was cited in a newer copy of the material than this one. */
+export function anyNewer(items) {
+  return items.some((i) => i.newer);
+}
+
 /** Whether any member's deck, video or slide is gone. */
 export function anyGone(items) {
   return items.some((i) => i.status === "gone");
@@ -355,14 +381,15 @@ export function steppedIndex(index, step, count) {
   return Math.min(count - 1, Math.max(0, index + step));
 }
 
-/** The chip button's aria-label: kind, keyword, position, group size, staleness. */
+/** The chip button's aria-label: kind, keyword, position, group size, staleness or a newer copy. */
 export function ariaLabel(items) {
   const first = items[0];
   let label = `${KIND_LABEL[first.kind]} source: ${first.keyword}`;
   if (first.spoken) label += `, ${first.spoken}`;
   if (items.length > 1) label += `, and ${items.length - 1} more`;
-  if (first.note && first.status !== "changed") label += `. ${first.note.text}`;
+  if (first.note && first.status !== "changed" && first.status !== "newer") label += `. ${first.note.text}`;
   if (anyStale(items)) label += `. ${STALE_TEXT}`;
+  if (anyNewer(items)) label += `. ${NEWER_TEXT}`;
   return label;
 }
 

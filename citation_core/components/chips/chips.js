@@ -19,7 +19,8 @@
  *   slide  {kind: "slide", unitId, page, nonce, quote?}   quote: the evidence, to light up on the slide
  *   video  {kind: "video", unitId, start, end, nonce, quote?}   or in the transcript
  *   unit   {kind: "unit", unitId, stale, reason, cited, nonce}   opens the unit without a position:
- *          reason "changed" (stored version differs, stale: true), "gone" (the unit has no deck or
+ *          reason "changed" (stored version older, stale: true), "newer" (stored version newer: a
+ *          citation from another copy of the material, stale: false), "gone" (the unit has no deck or
  *          video any more, or not that slide) or "position" (a lecture citation without one);
  *          cited: the chip's kind ("slide", "video" or "source")
  *   FAQ chips send nothing, nor do chips whose unit is not in `units`, is not released
@@ -41,6 +42,7 @@ import {
   supportNote,
   actionHint,
   anyStale,
+  anyNewer,
   anyGone,
   moreLabel,
   pagedMembers,
@@ -141,7 +143,7 @@ function buildChip(markers, ctx, raws) {
   return chip.wrap;
 }
 
-/** The chip's button: kind icon, keyword, "+N" for a group, a warning when any member is stale. */
+/** The chip's button: kind icon, keyword, "+N" for a group, a warning when any member is stale or newer. */
 function chipButton(items, tipId) {
   const first = items[0];
   const button = el("button", `cite-chip cite-chip--${first.kind}`);
@@ -150,12 +152,13 @@ function chipButton(items, tipId) {
   button.setAttribute("aria-describedby", tipId);
   button.dataset.kind = first.kind;
   if (anyStale(items)) button.classList.add("cite-chip--stale");
+  if (anyNewer(items)) button.classList.add("cite-chip--newer");
   if (anyGone(items)) button.classList.add("cite-chip--gone");
   if (items.length > 1) button.classList.add("cite-chip--group");
   button.appendChild(icon(first.kind, "cite-chip__icon"));
   button.appendChild(el("span", "cite-chip__label", first.keyword));
   if (items.length > 1) button.appendChild(el("span", "cite-chip__more", moreLabel(items)));
-  if (anyStale(items) || anyGone(items) || items.some(isBlocked)) {
+  if (anyStale(items) || anyNewer(items) || anyGone(items) || items.some(isBlocked)) {
     button.appendChild(icon("warning", "cite-chip__warn"));
   }
   return button;
@@ -221,7 +224,7 @@ function fillTooltip(tip, item, index, count, page) {
   if (hint || count > 1) tip.appendChild(tooltipFoot(hint, index, count, page));
 }
 
-/** Why the chip does not jump to its position: a warning (changed, unreleased, hidden) or an error. */
+/** Why the chip does not jump to its position: a warning (changed, newer, unreleased, hidden) or an error. */
 function statusNotice(note) {
   const box = el("div", `cite-tip__stale cite-tip__notice--${note.level}`);
   box.setAttribute("role", "note");
