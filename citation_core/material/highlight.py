@@ -19,7 +19,8 @@ from typing import Any
 
 from ..errors import MaterialError
 from .models import Cue
-from .pdfium import PDFIUM_LOCK, shown_box
+from .page_geometry import DeclaredPages, PageGeometry, declared_page, shown_page
+from .pdfium import PDFIUM_LOCK
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 MIN_WORDS = 1
@@ -84,28 +85,14 @@ class _Letters:
         return self.index[at], self.index[at + len(wanted) - 1] + 1
 
 
-class _Display:
-    """Page space (PDF units, y up, maybe rotated) to fractions of the displayed page (origin top left)."""
-
-    def __init__(self, page: Any) -> None:
-        self.rotation = page.get_rotation()
-        self.left, self.bottom, self.right, self.top = shown_box(page.get_cropbox(), self.rotation)
-
-    def rect(self, left: float, bottom: float, right: float, top: float) -> tuple[float, float, float, float]:
-        shown_left, shown_bottom, shown_right, shown_top = shown_box((left, bottom, right, top), self.rotation)
-        w, h = self.right - self.left, self.top - self.bottom
-        return ((shown_left - self.left) / w, (self.top - shown_top) / h,
-                (shown_right - self.left) / w, (self.top - shown_bottom) / h)
-
-
-def _line_boxes(textpage: Any, first: int, last: int, display: _Display) -> list[Box]:
+def _line_boxes(textpage: Any, first: int, last: int, display: PageGeometry) -> list[Box]:
     """The character boxes of pdfium chars ``first..last`` joined per displayed line."""
     lines: list[list[float]] = []  # [left, top, right, bottom] as fractions of the displayed page
     for index in range(first, last):
         left, bottom, right, top = textpage.get_charbox(index)
         if right <= left or top <= bottom:
             continue  # generated spaces and line breaks have no box
-        x0, y0, x1, y1 = display.rect(left, bottom, right, top)
+        x0, y0, x1, y1 = display.fractions((left, bottom, right, top))
         for line in lines:
             overlap = min(y1, line[3]) - max(y0, line[1])
             if overlap > 0.5 * min(y1 - y0, line[3] - line[1]):
@@ -120,11 +107,12 @@ def _line_boxes(textpage: Any, first: int, last: int, display: _Display) -> list
 
 def evidence_boxes(pdf: Path, page_number: int, evidence: str) -> list[Box]:
     """Boxes around each line of ``evidence`` on page ``page_number`` (1-based) of ``pdf``; [] when not found."""
+    declared = DeclaredPages.read(pdf)
     with PDFIUM_LOCK:
-        return _evidence_boxes(pdf, page_number, evidence)
+        return _evidence_boxes(pdf, page_number, evidence, declared)
 
 
-def _evidence_boxes(pdf: Path, page_number: int, evidence: str) -> list[Box]:
+def _evidence_boxes(pdf: Path, page_number: int, evidence: str, declared: DeclaredPages | None) -> list[Box]:
     import pypdfium2
 
     try:
@@ -135,7 +123,7 @@ def _evidence_boxes(pdf: Path, page_number: int, evidence: str) -> list[Box]:
         if not 1 <= page_number <= len(document):
             raise MaterialError(f"{pdf.name}: page {page_number} is out of range 1..{len(document)}")
         page = document[page_number - 1]
-        display = _Display(page)
+        display = shown_page(page, declared_page(declared, page_number - 1, len(document)))
         textpage = page.get_textpage()
         text = textpage.get_text_range()
         page_words = _words(text)
