@@ -185,6 +185,21 @@ def test_the_band_covers_the_ink_of_the_quoted_lines_on_the_metropolis_deck(app:
     assert not errors, errors
 
 
+def test_a_reload_keeps_the_lit_band(app: App, new_page: Any) -> None:
+    if app.deck is None:
+        pytest.skip(f"needs the real decks in {REAL_DIR}")
+    page, errors = new_page(1400, 1000)
+    open_with_answer(app, page, "What inspired the metropolis theme?")
+    click_slide_chip(page)
+    lit = viewer_image(page)
+    page.reload()
+    page.get_by_text("Ask about what you see").wait_for(timeout=60_000)
+    wait_idle(page)
+    assert page.get_by_text("Lit up:").count() == 1, "the band is still lit after the reload"
+    assert np.array_equal(np.asarray(viewer_image(page)), np.asarray(lit))
+    assert not errors, errors
+
+
 def test_a_video_chip_lights_up_the_cited_cues_and_the_panel_follows_playback(app: App, new_page: Any) -> None:
     page, errors = new_page(1400, 1000)
     # at 3:10 the lecturer draws the recursion tree: the answer quotes what is said there
