@@ -131,7 +131,7 @@ class DeclaredPages:
     def count(self) -> int | None:
         """The pages the tree's root counts; None when it cannot be read."""
         try:
-            count = self._root().get("/Count")
+            count = _entry(self._root(), "/Count")
         except PDF_ERRORS:
             return None
         return count if isinstance(count, int) and not isinstance(count, bool) else None
@@ -145,9 +145,15 @@ class DeclaredPages:
         if found is None:
             return None
         page, inherited = found
-        unit = _number(page.get("/UserUnit", 1.0))
+        unit = _number(_entry(page, "/UserUnit", 1.0))
         return DeclaredPage(media=_rect(inherited.get("/MediaBox")), crop=_rect(inherited.get("/CropBox")),
                             user_unit=unit if unit is not None and unit > 0 else 1.0)
+
+
+def _entry(node: DictionaryObject, key: str, default: Any = None) -> Any:
+    """``node[key]`` with an indirect object resolved; ``default`` when it is missing."""
+    value = node.get(key, default)
+    return value.get_object() if hasattr(value, "get_object") else value
 
 
 def _walk(root: Any, index: int) -> tuple[DictionaryObject, dict[str, Any]] | None:
@@ -158,18 +164,17 @@ def _walk(root: Any, index: int) -> tuple[DictionaryObject, dict[str, Any]] | No
         if not isinstance(node, DictionaryObject):
             return None
         inherited.update({key: node[key] for key in _INHERITED if key in node})
-        kids = node.get("/Kids")
-        if node.get("/Type") == "/Page" or kids is None:
+        kids = _entry(node, "/Kids")
+        if _entry(node, "/Type") == "/Page" or kids is None:
             return (node, inherited) if index == 0 else None
-        kids = kids.get_object()
         if not isinstance(kids, ArrayObject):
             return None
         for kid in kids:
             kid = kid.get_object()
             if not isinstance(kid, DictionaryObject):
                 continue
-            pages = kid.get("/Count", 1) if kid.get("/Type") != "/Page" and "/Kids" in kid else 1
-            pages = pages if isinstance(pages, int) and pages >= 0 else 1
+            pages = _entry(kid, "/Count", 1) if _entry(kid, "/Type") != "/Page" and "/Kids" in kid else 1
+            pages = pages if isinstance(pages, int) and not isinstance(pages, bool) and pages >= 0 else 1
             if index < pages:
                 node = kid
                 break
