@@ -428,10 +428,12 @@ def to_params(state: ViewState) -> dict[str, str]:
         params["lang"] = state.language
     if state.preview:
         params["preview"] = "1"
+    if state.mode == "slides" and state.evidence:
+        params["lit"] = state.evidence  # what a slide chip lit up stays lit after a reload
     return params
 
 
-PARAM_NAMES = ("course", "unit", "view", "page", "second", "conversation", "lang", "preview")
+PARAM_NAMES = ("course", "unit", "view", "page", "second", "conversation", "lang", "preview", "lit")
 
 
 def preview_param(params: Mapping[str, str]) -> bool:
@@ -445,9 +447,9 @@ def reload(catalog: Catalog, params: Mapping[str, str], find: Callable[[int], Pl
 
     ``find(conversation_id)`` gives where a conversation of this history was asked (None for a
     conversation that is not of this history); ``latest`` is the newest conversation of the history.
-    The URL's own position and language win; without a position the conversation (the URL's, else the
-    latest) opens where it was asked, in the language it was asked in; without any conversation the
-    first unit opens.
+    The URL's own position and language win (with the lines a slide chip lit up on that slide); without a
+    position the conversation (the URL's, else the latest) opens where it was asked, in the language it was
+    asked in; without any conversation the first unit opens.
     """
     language = params.get("lang", "en")
     language = language if language in set(languages) else "en"
@@ -473,5 +475,6 @@ def reload(catalog: Catalog, params: Mapping[str, str], find: Callable[[int], Pl
         state = replace(state, mode="video", second=_second(params.get("second"), _unit(catalog, state)), play=False)
     elif view == "slides" and "slides" in _unit(catalog, state).modes:
         page = _int(params.get("page"))
-        state = select_page(state, catalog, page if page is not None else 1)
+        state = replace(select_page(state, catalog, page if page is not None else 1),
+                        evidence=_quote({"quote": params.get("lit")}))
     return clear_notice(state)

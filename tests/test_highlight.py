@@ -21,7 +21,7 @@ def text_in(pdf: Path, page_number: int, box: object) -> str:
     doc = pypdfium2.PdfDocument(str(pdf))
     try:
         page = doc[page_number - 1]
-        x0, y0, x1, y1 = page.get_cropbox()
+        x0, y0, x1, y1 = page.get_bbox()  # pdfium's visible box (get_cropbox misses an inherited MediaBox)
         w, h, r = x1 - x0, y1 - y0, page.get_rotation() % 360
         b = box  # fractions of the displayed page, origin top left; back to page space:
 

@@ -251,9 +251,9 @@ def test_a_long_unnumbered_deck_stops_reading_after_its_first_pages(tmp_path: Pa
     rendered: list[int] = []
     page_groups = ocr._page_groups
 
-    def counted(document: object, index: int) -> object:
+    def counted(document: object, index: int, declared: object) -> object:
         rendered.append(index)
-        return page_groups(document, index)  # type: ignore[arg-type]
+        return page_groups(document, index, declared)  # type: ignore[arg-type]
 
     monkeypatch.setattr(ocr, "_page_groups", counted)
     seen: list[tuple[int, int]] = []

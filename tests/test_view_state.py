@@ -293,6 +293,19 @@ def test_a_click_carries_its_evidence_to_the_viewer_and_any_other_move_drops_it(
         assert clicked.page == 2 and clicked.evidence is None
 
 
+def test_a_reload_keeps_what_a_slide_chip_lit_up() -> None:
+    quote = "MERGE takes Θ(n) time\nwhere n = r - p + 1 & <b>"
+    lit = vs.apply_click(vs.conversation_started(start(), 12), CATALOG,
+                         {"kind": "slide", "unitId": 101, "page": 6, "nonce": "a", "quote": quote})
+    back = vs.reload(CATALOG, vs.to_params(lit), {12: Place(1, 101, page=2)}.get, None)
+    assert (back.page, back.conversation_id, back.evidence) == (6, 12, quote)
+    # once the viewer moves on, the URL no longer says it; a quote that is no sensible evidence is dropped
+    assert "lit" not in vs.to_params(vs.step_page(lit, CATALOG, 1))
+    for junk in ("", "  ", "x" * 10_000):
+        params = {**vs.to_params(lit), "lit": junk}
+        assert vs.reload(CATALOG, params, {}.get, None).evidence is None
+
+
 def test_opening_a_conversation_brings_back_the_language_it_was_asked_in() -> None:
     s = vs.select_language(start(), "fr")
     opened = vs.open_conversation(s, CATALOG, 12, Place(1, 301, page=2, language="de"))

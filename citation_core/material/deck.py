@@ -33,12 +33,14 @@ from pathlib import Path
 from typing import Any
 
 import pypdf
-from pypdf.errors import PyPdfError
 
 from ..errors import MaterialError
 from . import deck_cache, ocr, page_cost
 from .deck_cache import ParsedDeck, TextEngine
 from .models import Deck, DeckPage, DisplaySource
+from .page_geometry import DeclaredPages, declared_page, shown_page
+from .pdf_errors import DECRYPT_ERRORS as _DECRYPT_ERRORS
+from .pdf_errors import PDF_ERRORS
 from .pdfium import PDFIUM_LOCK, shown_box
 
 __all__ = ["Progress", "load_deck", "needs_reading", "render_page_png"]
@@ -56,14 +58,6 @@ _KEYWORD = re.compile(
 _LONE = re.compile(r"\d{1,4}")
 _BULLETS = "•●○◦■□▪▫‣⁃►▶➢✓–-*"
 _TITLE_MAX = 120
-
-# What pypdf raises on damaged files: its own errors, and plain Python errors from malformed objects
-# (a wrong type where a dictionary was expected, an index out of range, a stream that never ends).
-PDF_ERRORS: tuple[type[Exception], ...] = (
-    PyPdfError, ValueError, KeyError, TypeError, AttributeError, IndexError, AssertionError,
-    RecursionError, OverflowError, ZeroDivisionError, UnicodeError, NotImplementedError, EOFError, OSError,
-)
-_DECRYPT_ERRORS: tuple[type[Exception], ...] = (*PDF_ERRORS, ImportError)  # ImportError: no crypto library
 
 # pdfium is not thread-safe: the calls made here (text pages, thumbnails) take turns
 
@@ -193,13 +187,15 @@ def _parse(name: str, data: bytes, text_engine: TextEngine = "pdfium") -> Parsed
 
 
 def render_page_png(path: Path, page_number: int, width: int = 320) -> bytes:
-    """Render one page (1-based) as a PNG image ``width`` pixels wide (for thumbnails)."""
+    """Render one page (1-based) as a PNG image ``width`` pixels wide: its visible box as shown
+    (``page_geometry``)."""
     name = path.name
     if width < 1:
         raise MaterialError(f"{name}: thumbnail width must be positive, got {width}")
     _check_file(path)
     import pypdfium2
 
+    declared = DeclaredPages.read(path)
     with PDFIUM_LOCK:
         try:
             document = pypdfium2.PdfDocument(path)
@@ -211,7 +207,8 @@ def render_page_png(path: Path, page_number: int, width: int = 320) -> bytes:
                 raise MaterialError(f"{name}: page {page_number} is out of range 1..{count}")
             page = document[page_number - 1]
             try:
-                image = page.render(scale=width / page.get_width()).to_pil()
+                geometry = shown_page(page, declared_page(declared, page_number - 1, count))
+                image = page.render(scale=geometry.scale_for_width(width)).to_pil()
             finally:
                 page.close()
         except pypdfium2.PdfiumError as err:

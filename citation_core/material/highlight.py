@@ -19,10 +19,12 @@ from typing import Any
 
 from ..errors import MaterialError
 from .models import Cue
-from .pdfium import PDFIUM_LOCK, shown_box
+from .page_geometry import DeclaredPages, PageGeometry, declared_page, shown_page
+from .pdfium import PDFIUM_LOCK
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 MIN_WORDS = 1
+Rect4 = tuple[float, float, float, float]  # left, top, right, bottom as fractions of the displayed page
 
 
 @dataclass(frozen=True)
@@ -84,47 +86,64 @@ class _Letters:
         return self.index[at], self.index[at + len(wanted) - 1] + 1
 
 
-class _Display:
-    """Page space (PDF units, y up, maybe rotated) to fractions of the displayed page (origin top left)."""
+def _line_boxes(textpage: Any, first: int, last: int, display: PageGeometry) -> list[Box]:
+    """The character boxes of pdfium chars ``first..last`` joined per displayed line.
 
-    def __init__(self, page: Any) -> None:
-        self.rotation = page.get_rotation()
-        self.left, self.bottom, self.right, self.top = shown_box(page.get_cropbox(), self.rotation)
-
-    def rect(self, left: float, bottom: float, right: float, top: float) -> tuple[float, float, float, float]:
-        shown_left, shown_bottom, shown_right, shown_top = shown_box((left, bottom, right, top), self.rotation)
-        w, h = self.right - self.left, self.top - self.bottom
-        return ((shown_left - self.left) / w, (self.top - shown_top) / h,
-                (shown_right - self.left) / w, (self.top - shown_bottom) / h)
-
-
-def _line_boxes(textpage: Any, first: int, last: int, display: _Display) -> list[Box]:
-    """The character boxes of pdfium chars ``first..last`` joined per displayed line."""
-    lines: list[list[float]] = []  # [left, top, right, bottom] as fractions of the displayed page
+    A character joins a line by its loose box (the font's ascent to descent: the same height for every character
+    of a line, so a comma or a subscript that hangs below the others stays on it); the band spans the characters'
+    own boxes. Lines run across the page as it is shown, or down it on a page turned by ``/Rotate``.
+    """
+    chars: list[tuple[Rect4, Rect4]] = []  # (own box, loose box)
     for index in range(first, last):
         left, bottom, right, top = textpage.get_charbox(index)
         if right <= left or top <= bottom:
             continue  # generated spaces and line breaks have no box
-        x0, y0, x1, y1 = display.rect(left, bottom, right, top)
-        for line in lines:
-            overlap = min(y1, line[3]) - max(y0, line[1])
-            if overlap > 0.5 * min(y1 - y0, line[3] - line[1]):
-                line[0], line[1] = min(line[0], x0), min(line[1], y0)
-                line[2], line[3] = max(line[2], x1), max(line[3], y1)
+        own = display.fractions((left, bottom, right, top))
+        l_left, l_bottom, l_right, l_top = textpage.get_charbox(index, loose=True)
+        loose = display.fractions((l_left, l_bottom, l_right, l_top)) if l_right > l_left and l_top > l_bottom else own
+        chars.append((own, loose))
+    down = _runs_down([own for own, _ in chars], display.size)
+    if down:  # lines down the page: joined as columns, the same way as rows with x and y swapped
+        chars = [(_swap(own), _swap(loose)) for own, loose in chars]
+    lines: list[tuple[list[float], list[float]]] = []  # (band, loose extent), [left, top, right, bottom] each
+    for own, loose in chars:
+        for band, extent in lines:
+            overlap = min(loose[3], extent[3]) - max(loose[1], extent[1])
+            if overlap > 0.5 * min(loose[3] - loose[1], extent[3] - extent[1]):
+                band[:] = [min(band[0], own[0]), min(band[1], own[1]), max(band[2], own[2]), max(band[3], own[3])]
+                extent[:] = [min(extent[0], loose[0]), min(extent[1], loose[1]),
+                             max(extent[2], loose[2]), max(extent[3], loose[3])]
                 break
         else:
-            lines.append([x0, y0, x1, y1])
+            lines.append((list(own), list(loose)))
+    bands = [(band[0], band[1], band[2], band[3]) for band, _ in lines]
+    bands = [_swap(band) for band in bands] if down else bands
     return [Box(round(max(0.0, a), 4), round(max(0.0, b), 4), round(min(1.0, c), 4), round(min(1.0, d), 4))
-            for a, b, c, d in lines]
+            for a, b, c, d in bands]
+
+
+def _swap(box: Rect4) -> Rect4:
+    left, top, right, bottom = box
+    return top, left, bottom, right
+
+
+def _runs_down(boxes: Sequence[Rect4], size: tuple[float, float]) -> bool:
+    """Whether the characters (boxes as fractions of a page ``size`` large) follow each other down the page
+    rather than across it."""
+    width, height = size
+    across = sum(abs(b[0] + b[2] - a[0] - a[2]) * width for a, b in zip(boxes, boxes[1:], strict=False))
+    down = sum(abs(b[1] + b[3] - a[1] - a[3]) * height for a, b in zip(boxes, boxes[1:], strict=False))
+    return down > across
 
 
 def evidence_boxes(pdf: Path, page_number: int, evidence: str) -> list[Box]:
     """Boxes around each line of ``evidence`` on page ``page_number`` (1-based) of ``pdf``; [] when not found."""
+    declared = DeclaredPages.read(pdf)
     with PDFIUM_LOCK:
-        return _evidence_boxes(pdf, page_number, evidence)
+        return _evidence_boxes(pdf, page_number, evidence, declared)
 
 
-def _evidence_boxes(pdf: Path, page_number: int, evidence: str) -> list[Box]:
+def _evidence_boxes(pdf: Path, page_number: int, evidence: str, declared: DeclaredPages | None) -> list[Box]:
     import pypdfium2
 
     try:
@@ -135,7 +154,7 @@ def _evidence_boxes(pdf: Path, page_number: int, evidence: str) -> list[Box]:
         if not 1 <= page_number <= len(document):
             raise MaterialError(f"{pdf.name}: page {page_number} is out of range 1..{len(document)}")
         page = document[page_number - 1]
-        display = _Display(page)
+        display = shown_page(page, declared_page(declared, page_number - 1, len(document)))
         textpage = page.get_textpage()
         text = textpage.get_text_range()
         page_words = _words(text)

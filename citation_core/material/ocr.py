@@ -33,6 +33,7 @@ import pypdfium2
 from PIL import Image, ImageFilter, ImageOps
 
 from . import json_cache
+from .page_geometry import DeclaredPages, declared_page, shown_page
 from .pdfium import PDFIUM_LOCK
 
 __all__ = [
@@ -287,7 +288,7 @@ def read_pages(path: Path, data: bytes, progress: Progress | None = None,
         cached = _cached_pages(digest, count)
         if cached is not None:
             return cached
-        pages = _read_document(document, count, progress, promising)
+        pages = _read_document(document, count, progress, promising, DeclaredPages.read(data))
     except pypdfium2.PdfiumError as err:
         raise RuntimeError(f"cannot render the pages ({err})") from err
     finally:
@@ -299,8 +300,10 @@ def read_pages(path: Path, data: bytes, progress: Progress | None = None,
 
 
 def _read_document(document: pypdfium2.PdfDocument, count: int, progress: Progress | None,
-                   promising: Promising | None = None) -> list[tuple[OcrSegment, ...]]:
-    """Render page by page (pdfium is not thread-safe) while Tesseract reads earlier pages in two threads."""
+                   promising: Promising | None = None,
+                   declared: DeclaredPages | None = None) -> list[tuple[OcrSegment, ...]]:
+    """Render page by page (pdfium is not thread-safe) while Tesseract reads earlier pages in two threads;
+    ``declared``: the page boxes as the file says them (``page_geometry``)."""
     results: list[tuple[OcrSegment, ...]] = [() for _ in range(count)]
     done = 0
     pending: list[tuple[int, Future[tuple[OcrSegment, ...]]]] = []
@@ -320,7 +323,7 @@ def _read_document(document: pypdfium2.PdfDocument, count: int, progress: Progre
         for index in range(count):
             try:
                 with PDFIUM_LOCK:  # rendering only: Tesseract reads outside the lock
-                    groups = list(_page_groups(document, index))
+                    groups = list(_page_groups(document, index, declared))
             except (pypdfium2.PdfiumError, ValueError) as err:  # this page cannot be rendered: it is skipped
                 failed.append(err)
                 groups = []
@@ -361,25 +364,27 @@ class _Ink:
     noisy: bool  # its surface is noisy (a scan): the crop is smoothed before it is split into ink and paper
 
 
-def _page_groups(document: pypdfium2.PdfDocument, index: int) -> Iterator[_Group]:
+def _page_groups(document: pypdfium2.PdfDocument, index: int, declared: DeclaredPages | None) -> Iterator[_Group]:
     page = document[index]
     try:
-        width_pt, height_pt = page.get_size()
-        if width_pt <= 0 or height_pt <= 0:
+        geometry = shown_page(page, declared_page(declared, index, len(document)))
+        width, height = geometry.size  # in the page's units, as the crops below and the rendering take them
+        if width <= 0 or height <= 0:
             return
+        unit = geometry.user_unit  # points per unit: the sizes in millimetres are of the page as printed
         tallest = max(bottom - top for _, _, top, _, bottom in BANDS)
-        scale = min(_PX_PER_MM * 25.4 / 72, _MAX_BAND_PX / width_pt, _MAX_BAND_PX / (tallest * height_pt))
-        px_per_mm = scale * 72 / 25.4
+        scale = min(_PX_PER_MM * 25.4 / 72 * unit, _MAX_BAND_PX / width, _MAX_BAND_PX / (tallest * height))
+        px_per_mm = scale * 72 / 25.4 / unit
         groups: list[_Group] = []
         for name, left, top, right, bottom in BANDS:
-            if min((right - left) * width_pt, (bottom - top) * height_pt) * scale < _MIN_BAND_PX:
+            if min((right - left) * width, (bottom - top) * height) * scale < _MIN_BAND_PX:
                 continue  # a sliver of a page (2 x 4000 pt): nothing of text size fits in it
-            crop = (left * width_pt, (1 - bottom) * height_pt, (1 - right) * width_pt, top * height_pt)
+            crop = (left * width, (1 - bottom) * height, (1 - right) * width, top * height)
             # in colour, then grey: pdfium's own grey rendering converts every image it draws whole, at its full
             # size (gigabytes for a gigapixel image behind the band), where a colour rendering reads it row by row
             image = page.render(scale=scale, crop=crop).to_pil().convert("L")
-            for ink in _band_groups(image, name, (left, top, right, bottom), (width_pt, height_pt), px_per_mm):
-                groups.append(_group(page, image, ink, name, (left * width_pt, top * height_pt), scale))
+            for ink in _band_groups(image, name, (left, top, right, bottom), geometry.size_pt, px_per_mm):
+                groups.append(_group(page, (width, height), image, ink, name, (left * width, top * height), scale))
     finally:
         page.close()
     # a page number is the outermost line of its band: when a band is crowded (a table in the footer), the
@@ -389,14 +394,15 @@ def _page_groups(document: pypdfium2.PdfDocument, index: int) -> Iterator[_Group
     yield from groups[:_MAX_GROUPS]
 
 
-def _group(page: pypdfium2.PdfPage, band_image: Image.Image, ink: _Ink, name: str, origin_pt: tuple[float, float],
-           scale: float) -> _Group:
+def _group(page: pypdfium2.PdfPage, size: tuple[float, float], band_image: Image.Image, ink: _Ink, name: str,
+           origin_pt: tuple[float, float], scale: float) -> _Group:
     """The group cut out as black ink on white, rendered again larger when it is small (thin, light strokes
-    lose their shape at the band's resolution: a 6 pt digit is 14 pixels high there)."""
+    lose their shape at the band's resolution: a 6 pt digit is 14 pixels high there). ``size``: the page's as
+    shown, and ``origin_pt`` the band's top left, in the page's units."""
     y0, y1, x0, x1 = ink.box
-    width_pt, height_pt = page.get_size()
+    width_pt, height_pt = size
     pad = max(2, (y1 - y0) // 4)
-    # the group in points, padded, inside the page
+    # the group in the page's units, padded, inside the page
     left = max(0.0, origin_pt[0] + (x0 - pad) / scale)
     right = min(width_pt, origin_pt[0] + (x1 + pad) / scale)
     top = max(0.0, origin_pt[1] + (y0 - pad) / scale)

@@ -31,8 +31,9 @@ from ..errors import MaterialError
 from ..text.languages import detect_text_language
 from ..yaml_file import read_yaml
 from .course import LANGUAGE_CODE, MANIFEST_NAME, load_course, load_faqs
-from .deck import PDF_ERRORS, Progress, load_deck
+from .deck import Progress, load_deck
 from .models import Deck, LectureUnit, Transcript
+from .pdf_errors import PDF_ERRORS
 from .transcript import load_transcript
 
 LIBRARY_COURSE_ID = 900

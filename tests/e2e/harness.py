@@ -25,6 +25,28 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--no-first-run", "--disable-component-update", "--disable-sync"]
 
 
+METROPOLIS_DECK = ROOT / "tests" / "material_real" / "decks" / "en_metropolis_demo.pdf"
+
+
+def metropolis_library(library: Path) -> bool:
+    """Make ``library`` a library folder whose course "Beamer themes" (id 77) has one unit, "Metropolis" (id 770),
+    the real metropolis beamer demo deck (tests/material_real); False when that deck is not in the checkout."""
+    if not METROPOLIS_DECK.is_file():
+        return False
+    import shutil
+
+    import yaml
+
+    deck = library / "decks" / METROPOLIS_DECK.name
+    deck.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(METROPOLIS_DECK, deck)
+    (library / "course.yml").write_text(yaml.safe_dump({
+        "id": 77, "name": "Beamer themes", "language": "en",
+        "lectures": [{"id": 7, "name": "Themes", "units": [
+            {"id": 770, "name": "Metropolis", "deck": f"decks/{METROPOLIS_DECK.name}"}]}]}), encoding="utf-8")
+    return True
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -12,7 +12,9 @@ viewport screenshots:
 * ``upload.png``: Library's upload form with the German sample deck chosen: unit name, lecture and
   language filled in from the PDF's title and the language of its text;
 * ``ask_dark.png``: Ask in the dark theme (the browser prefers dark) in an 800x800 window, after three
-  questions, a chip of the last answer hovered.
+  questions, a chip of the last answer hovered;
+* ``band_metropolis.png``: Ask on page 4 of the real metropolis beamer deck (its own server, whose library holds
+  that deck) after a chip click: the quoted lines lit up on the slide.
 """
 
 from __future__ import annotations
@@ -25,7 +27,18 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from .harness import CHROMIUM, ROOT, ask, choose_file, go_to_page, launch, open_ask, running_app, wait_idle
+from .harness import (
+    CHROMIUM,
+    ROOT,
+    ask,
+    choose_file,
+    go_to_page,
+    launch,
+    metropolis_library,
+    open_ask,
+    running_app,
+    wait_idle,
+)
 
 VIEWPORT = {"width": 1280, "height": 800}
 MISMATCHES = re.compile(r"^\d+ mismatch(es)? in ")
@@ -173,12 +186,31 @@ def shot_ask_dark(page: Any, url: str, out: Path) -> None:
     page.screenshot(path=str(out / "ask_dark.png"))
 
 
+def shot_band_metropolis(page: Any, url: str, out: Path) -> None:
+    page.goto(f"{url}/?course=77&unit=770&view=slides&page=4")
+    page.get_by_text("Ask about what you see").wait_for(timeout=60_000)
+    settle(page)
+    ask(page, "What is the metropolis theme?", pasted="The metropolis theme is a Beamer theme with minimal visual "
+        "noise, inspired by the hsrm Beamer Theme by Benjamin Weiss.")
+    settle(page, 1000)
+    page.locator("[data-testid=stChatMessage]").last.locator("button.cite-chip--slide").first.click()
+    page.get_by_text("Lit up:").wait_for(timeout=15_000)
+    settle(page, 1000)
+    scroll_main_to(page, page.locator("h3").first, offset=64)
+    page.mouse.move(0, 0)
+    page.wait_for_timeout(400)
+    page.screenshot(path=str(out / "band_metropolis.png"))
+
+
 # name: (take it, the colour scheme the browser prefers, window)
 SHOTS = {"ask": (shot_ask, "light", VIEWPORT), "ask_evidence": (shot_ask_evidence, "light", VIEWPORT),
          "chip_preview": (shot_chip_preview, "light", VIEWPORT),
          "language_qa": (shot_language_qa, "light", VIEWPORT), "library": (shot_library, "light", VIEWPORT),
          "upload": (shot_upload, "light", VIEWPORT),
-         "ask_dark": (shot_ask_dark, "dark", {"width": 800, "height": 800})}
+         "ask_dark": (shot_ask_dark, "dark", {"width": 800, "height": 800}),
+         "band_metropolis": (shot_band_metropolis, "light", VIEWPORT)}
+# shots taken on a server of their own, whose library this makes (False: the material is not in the checkout)
+OWN_LIBRARY = {"band_metropolis": metropolis_library}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -200,12 +232,20 @@ def main(argv: list[str] | None = None) -> int:
         browser = launch(pw)
         for name in args.only or list(SHOTS):
             take, theme, viewport = SHOTS[name]
+            shot_url = url
+            if name in OWN_LIBRARY:
+                library = Path(tmp) / name
+                if not OWN_LIBRARY[name](library):
+                    print(f"{name}: skipped, its material is not in the checkout", file=sys.stderr)
+                    continue
+                shot_url = servers.enter_context(running_app({"CITATION_STUDIO_DB": str(Path(tmp) / f"{name}.sqlite3"),
+                                                              "CITATION_STUDIO_LIBRARY": str(library)}))
             # the app follows the browser's preferred colour scheme
             ctx = browser.new_context(viewport=viewport, color_scheme=theme)
             page = ctx.new_page()
             errors: list[str] = []
             page.on("pageerror", lambda e, errs=errors: errs.append(str(e)))
-            take(page, url, out)
+            take(page, shot_url, out)
             ctx.close()
             png = out / f"{name}.png"
             print(f"{png} · {png.stat().st_size // 1024} KB" + (f" · page errors: {errors}" if errors else ""))

@@ -145,16 +145,16 @@ def test_a_page_that_cannot_be_rendered_is_skipped_alone(
     numbers, _ = clean
     page_groups = ocr._page_groups
 
-    def fifth_fails(document: Any, index: int) -> Any:
+    def fifth_fails(document: Any, index: int, declared: Any) -> Any:
         if index == 4:
             raise pypdfium2.PdfiumError("Failed to load page.")
-        return page_groups(document, index)
+        return page_groups(document, index, declared)
 
     monkeypatch.setattr(ocr, "_page_groups", fifth_fails)
     deck = load_deck(numbered.path, cache=False)
     assert printed(deck) == [*numbers[:4], None, *numbers[5:]] and deck.warnings == ()
 
-    def every_page_fails(document: Any, index: int) -> Any:
+    def every_page_fails(document: Any, index: int, declared: Any) -> Any:
         raise pypdfium2.PdfiumError("Failed to load page.")
 
     monkeypatch.setattr(ocr, "_page_groups", every_page_fails)

@@ -56,3 +56,16 @@ def test_the_ask_page_opens_a_url_second_past_the_end_at_the_end(second: str) ->
     assert not at.exception, at.exception
     captions = " ".join(m.value for m in at.markdown)
     assert "Video · opened at 6:20" in captions  # the sample transcript's last cue ends at 6:20.2
+
+
+def test_a_url_quote_that_is_not_on_the_slide_is_shown_as_text() -> None:
+    at = AppTest.from_file(str(ROOT / "pages" / "ask.py"), default_timeout=60)
+    quote = "<img src=x onerror=alert(1)> **bold** [link](javascript:alert(1))"
+    for name, value in {"course": "1", "unit": "101", "view": "slides", "page": "6", "lit": quote}.items():
+        at.query_params[name] = value
+    at.run()
+    assert not at.exception, at.exception
+    caption = next(c.value for c in at.caption if "could not be found" in c.value)
+    # every Markdown-active character escaped: no image, no emphasis, no link
+    assert caption.endswith(r"they read: \<img src=x onerror=alert\(1\)\> \*\*bold\*\* "
+                            r"\[link\]\(javascript\:alert\(1\)\)")
