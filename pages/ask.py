@@ -22,6 +22,7 @@ from citation_core.chat.view import ViewPosition
 from citation_core.errors import CitationStudioError, StoreProblem
 from citation_core.lms.render import MAX_ANSWER_CHARS, render_markdown
 from citation_core.lms.sources_list import with_sources_list
+from citation_core.lms.storable import storable
 from citation_core.lms.store import Message
 from citation_core.material.highlight import evidence_cues
 from citation_core.material.library import CourseMaterial
@@ -64,6 +65,8 @@ from studio.transcript import transcript_panel
 from studio.widgets import chips, model_badges, models_line, slide_image, stored_chips, trace_panel
 
 DRAFT_REDRAW = 0.1  # seconds between two redraws of the answer while it is written
+CLEANED = ("Some characters of this turn could not be stored: each broken character (a lone surrogate) is shown "
+           "as \ufffd and NUL characters were left out.")
 
 # The viewer column stays in sight while the chat column scrolls: a chip clicked in a long
 # conversation moves a viewer the user can see. Taller than the window, it scrolls inside.
@@ -414,7 +417,7 @@ with chat_col:
             if now - shown_at[0] < DRAFT_REDRAW:
                 return
             shown_at[0] = now
-            text = "".join(written)[:MAX_ANSWER_CHARS]
+            text = storable("".join(written)[:MAX_ANSWER_CHARS])  # shown as it will be stored
             with draft_slot.container():
                 st.caption("Writing · the citations are added when the answer is complete")
                 st.html(f'<div class="draft-stream">{render_markdown(text)}</div>')
@@ -423,7 +426,7 @@ with chat_col:
             """The writer's answer at once, uncited, until the cited answer replaces it (after the rerun)."""
             with draft_slot.container():
                 st.caption("Draft · the citations are being added")
-                chips(text, asked_material, key="draft")
+                chips(storable(text), asked_material, key="draft")
             status.update(label="Adding citations…")
 
         def progress(ev: ProgressEvent) -> None:
@@ -448,7 +451,7 @@ with chat_col:
         # one transaction: the conversation (when new), the question and the answer; the question is done
         # once it is stored (nothing between the two can end the run)
         try:
-            conversation_id, _ = store_answer(
+            saved = store_answer(
                 store, asked_material, ss[HISTORY], asking.conversation_id, asking.position.unit_id, result,
                 {"course": asking.course_id, "unit": asking.position.unit_id, "page": asking.position.page,
                  "second": asking.position.second, "language": asking.language, "variant": asking.variant},
@@ -461,7 +464,9 @@ with chat_col:
             st.error(md_escape(exc))
             st.stop()
         del ss[PENDING]
-        ss[VIEW] = vs.conversation_started(ss[VIEW], conversation_id)
+        ss[VIEW] = vs.conversation_started(ss[VIEW], saved.conversation_id)
+        if saved.cleaned:  # the answer shows as stored (after the rerun), so say why it differs
+            ss[VIEW] = vs.with_notice(ss[VIEW], "warning", CLEANED)
         st.rerun()
 
     last = next((m for m in reversed(messages) if m.role == "assistant"), None)

@@ -11,7 +11,8 @@ is tried again after a growing pause.
 
 Every failure, reading or writing, is one ``StoreError`` line naming the setting, the store (credentials
 masked) and what is wrong (``store_errors``); a PostgreSQL server that does not answer is given up after
-the connect timeout.
+the connect timeout. Text no store can keep (a lone surrogate, NUL) is cleaned the same way on both
+(``storable``), and a turn says what was cleaned.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import InputError, StoreError, StoreSettingError
+from .storable import is_storable, storable, storable_value
 from .store_errors import failure, store_error
 from .store_url import LEAST_CONNECT_TIMEOUT, StoreUrl, store_url
 
@@ -56,11 +58,16 @@ class Conversation:
 
 @dataclass(frozen=True)
 class Turn:
-    """What ``save_turn`` wrote: the conversation (new or not), the question and the answer."""
+    """What ``save_turn`` wrote: the conversation (new or not), the question and the answer as stored, and
+    which of the turn's parts held text no store can keep and were cleaned (``"question"``, ``"answer"``,
+    ``"title"``, ``"question_meta"``, ``"answer_meta"``): a lone surrogate is now U+FFFD, NUL is gone."""
 
     conversation_id: int
     question_id: int
     answer_id: int
+    question: str
+    answer: str
+    cleaned: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -175,14 +182,17 @@ class LmsStore:
     # --- writing ----------------------------------------------------------------------------------
 
     def create_conversation(self, session_id: str, course_id: int, unit_id: int, title: str) -> int:
-        return self._retry_locked(lambda: self._insert_conversation(session_id, course_id, unit_id, title))
+        _check_key(session_id)
+        return self._retry_locked(lambda: self._insert_conversation(session_id, course_id, unit_id, storable(title)))
 
     def _insert_conversation(self, session_id: str, course_id: int, unit_id: int, title: str) -> int:
         with self._begin(write=True) as db:
             return _new_conversation(db, session_id, course_id, unit_id, title, time.time())
 
     def add_message(self, conversation_id: int, role: str, content: str, meta: dict[str, Any] | None = None) -> int:
-        encoded = json.dumps(meta or {}, ensure_ascii=False)
+        """One message; text no store can keep is cleaned as ``save_turn`` cleans it."""
+        encoded = json.dumps(storable_value(meta or {}), ensure_ascii=False)
+        content = storable(content)
 
         def insert() -> int:
             with self._begin(write=True) as db:
@@ -195,10 +205,20 @@ class LmsStore:
                   answer_meta: dict[str, Any] | None = None) -> Turn:
         """One turn in one transaction: a new conversation of ``session_id`` when ``conversation_id`` is
         None, then the question and the answer. Raises ``InputError`` when ``conversation_id`` is not a
-        conversation of ``session_id``; retries while the database is locked."""
-        metas = json.dumps(question_meta or {}, ensure_ascii=False), json.dumps(answer_meta or {}, ensure_ascii=False)
-        return self._retry_locked(lambda: self._save_turn(
-            session_id, conversation_id, question, answer, course_id, unit_id, title, *metas))
+        conversation of ``session_id`` (or ``session_id`` holds text no store can keep); retries while the
+        database is locked. Text no store can keep is cleaned (``storable``), and the turn says where."""
+        _check_key(session_id)
+        texts = {"question": question, "answer": answer, "title": title if conversation_id is None else ""}
+        metas = {"question_meta": question_meta or {}, "answer_meta": answer_meta or {}}
+        clean = {name: storable(text) for name, text in texts.items()}
+        encoded = {name: json.dumps(storable_value(meta), ensure_ascii=False) for name, meta in metas.items()}
+        cleaned = tuple([name for name, text in texts.items() if clean[name] is not text]
+                        + [name for name, meta in metas.items()
+                           if json.dumps(meta, ensure_ascii=False) != encoded[name]])
+        written = self._retry_locked(lambda: self._save_turn(
+            session_id, conversation_id, clean["question"], clean["answer"], course_id, unit_id, clean["title"],
+            encoded["question_meta"], encoded["answer_meta"]))
+        return dataclasses.replace(written, cleaned=cleaned)
 
     def _save_turn(self, session_id: str, conversation_id: int | None, question: str, answer: str, course_id: int,
                    unit_id: int, title: str, question_meta: str, answer_meta: str) -> Turn:
@@ -215,13 +235,15 @@ class LmsStore:
                     raise InputError(f"conversation {conversation_id}: not a conversation of this history")
             q = _new_message(db, conversation_id, "user", question, question_meta, now)
             a = _new_message(db, conversation_id, "assistant", answer, answer_meta, now)
-            return Turn(conversation_id, q, a)
+            return Turn(conversation_id, q, a, question, answer)
 
     # --- reading ----------------------------------------------------------------------------------
 
     def conversations(self, session_id: str | None = None) -> list[Conversation]:
         from .schema import CONVERSATIONS
 
+        if session_id is not None and not is_storable(session_id):
+            return []  # no conversation has a key no store can keep
         query = CONVERSATIONS.select().order_by(CONVERSATIONS.c.id.desc())
         if session_id is not None:
             query = query.where(CONVERSATIONS.c.session_id == session_id)
@@ -250,6 +272,11 @@ class LmsStore:
     def _read(self, query: sa.Executable) -> Sequence[sa.Row[Any]]:
         with self._begin() as db:
             return db.execute(query).all()
+
+
+def _check_key(session_id: str) -> None:
+    if not is_storable(session_id):
+        raise InputError("session_id: holds a NUL or a lone surrogate, which a store cannot keep")
 
 
 def _new_conversation(db: sa.Connection, session_id: str, course_id: int, unit_id: int, title: str,
