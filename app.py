@@ -12,15 +12,20 @@ st.set_page_config(page_title="Citation Studio", page_icon="📎", layout="wide"
 # view state in session state (studio/view_state.py), so a visit to another page loses nothing.
 
 # The store (storage.database or $CITATION_STUDIO_DB: a path, sqlite:///… or postgresql://…) opens before any
-# page: a value that is neither a path nor a supported URL, or a server that cannot be reached, is said in
-# one line instead of a page that fails halfway.
-from citation_core.errors import CitationStudioError  # noqa: E402
+# page: a value that is neither a path nor a supported URL, a file that is no database or a server that cannot
+# be reached is said in one line instead of a page that fails halfway (visitors read what is wrong, the server
+# log also where, credentials masked).
+from citation_core.errors import CitationStudioError, StoreProblem  # noqa: E402
 from studio.cached import store  # noqa: E402
+from studio.store_status import stop_unavailable  # noqa: E402
+from studio.text import md_escape  # noqa: E402
 
 try:
     store()
-except CitationStudioError as exc:
-    st.error(f"The store cannot be opened: {exc}", icon=":material/error:")
+except StoreProblem as exc:
+    stop_unavailable(exc)
+except CitationStudioError as exc:  # application.yml itself
+    st.error(f"The store cannot be opened: {md_escape(exc)}", icon=":material/error:")
     st.stop()
 
 # The multilingual encoder (about 1 s of CPU) loads once per process in the background, while the first page

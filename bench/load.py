@@ -80,7 +80,8 @@ def run(target: str, users: int, turns: int) -> tuple[Outcome, float, list[str]]
             started = time.perf_counter()
             try:
                 result = pipeline(question, ViewPosition(unit, page=1))
-                conversation, stored = store_answer(store, material, key, conversation, unit, result, {"page": 1})
+                saved = store_answer(store, material, key, conversation, unit, result, {"page": 1})
+                conversation, stored = saved.conversation_id, saved.answer
                 store.messages(conversation)  # the history view reads it back
             except Exception as exc:  # noqa: BLE001  (counted and reported: the benchmark's subject)
                 with lock:

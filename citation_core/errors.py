@@ -8,10 +8,12 @@
     │   │   └── UnknownUnitError   a lecture unit id that the course does not have
     │   ├── PositionError          an open page or second outside the unit's material
     │   └── ConfigError            llm_config.yml / application.yml is missing an entry or malformed
+    │       └── StoreSettingError  the store's setting is no store (also a StoreProblem)
     └── RunError                   a run failed although its input was fine (the command line exits with 1)
         ├── ModelCallError         a model call failed (HTTP error, timeout, malformed reply)
         ├── PlacementError         the placement call failed; carries the run's trace
-        └── WriterError            the answer writer produced no answer
+        ├── WriterError            the answer writer produced no answer
+        └── StoreError             the store cannot be opened, read or written (also a StoreProblem)
 
 Library code raises only these; the outermost boundary of a citation run is the one place that turns
 any other exception into a recorded internal error, so that the answer is never lost.
@@ -35,6 +37,9 @@ __all__ = [
     "PositionError",
     "RunError",
     "SourcesError",
+    "StoreError",
+    "StoreProblem",
+    "StoreSettingError",
     "UnknownUnitError",
     "WriterError",
 ]
@@ -101,3 +106,27 @@ class PlacementError(RunError):
 
 class WriterError(RunError):
     """The answer writer could not produce an answer."""
+
+
+class StoreProblem(CitationStudioError):
+    """The LMS store cannot be used. ``str(err)`` is the line for its operator: the setting the store came from
+    (when it came from one), the store with every credential masked, what is wrong and, when that is the
+    driver's own message, that message (credentials taken out). ``problem`` alone says what is wrong without
+    the store's address or the driver's words, for people who should not see them."""
+
+    def __init__(self, problem: str, location: str | None = None, setting: str | None = None,
+                 detail: str | None = None) -> None:
+        self.problem = " ".join(problem.split())
+        self.location = location
+        self.setting = setting
+        self.detail = detail
+        super().__init__(": ".join(part for part in (setting, location, self.problem, detail) if part))
+
+
+class StoreSettingError(StoreProblem, ConfigError):
+    """``storage.database`` (or ``$CITATION_STUDIO_DB``) is not a store: neither a path nor a usable URL."""
+
+
+class StoreError(StoreProblem, RunError):
+    """The store could not be opened, read or written (a server that does not answer, a file that is no
+    database, a schema from a newer version)."""

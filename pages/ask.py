@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import streamlit as st
@@ -18,9 +19,10 @@ import streamlit as st
 import studio.boot  # noqa: F401  (deep links on a fresh server)
 from citation_core.chat.chat_pipeline import ChatResult
 from citation_core.chat.view import ViewPosition
-from citation_core.errors import CitationStudioError
+from citation_core.errors import CitationStudioError, StoreProblem
 from citation_core.lms.render import MAX_ANSWER_CHARS, render_markdown
 from citation_core.lms.sources_list import with_sources_list
+from citation_core.lms.storable import storable
 from citation_core.lms.store import Message
 from citation_core.material.highlight import evidence_cues
 from citation_core.material.library import CourseMaterial
@@ -57,11 +59,14 @@ from studio.services import (
     store_answer,
     turns_so_far,
 )
+from studio.store_status import read_or_stop, stop_unavailable
 from studio.text import md_escape, plural, short_title
 from studio.transcript import transcript_panel
 from studio.widgets import chips, model_badges, models_line, slide_image, stored_chips, trace_panel
 
 DRAFT_REDRAW = 0.1  # seconds between two redraws of the answer while it is written
+CLEANED = ("Some characters of this turn could not be stored: each broken character (a lone surrogate) is shown "
+           "as \ufffd and NUL characters were left out.")
 
 # The viewer column stays in sight while the chat column scrolls: a chip clicked in a long
 # conversation moves a viewer the user can see. Taller than the window, it scrolls inside.
@@ -88,7 +93,7 @@ courses = cached.courses()
 if not courses:
     st.error("No course found: check material.course_dirs in application.yml.")
     st.stop()
-store = cached.store()
+store = read_or_stop(cached.store)
 
 
 def _courses_by_id() -> dict[int, CourseMaterial]:
@@ -106,8 +111,11 @@ def _catalog() -> vs.Catalog:
 
 def _find(conversation_id: int) -> vs.Place | None:
     """Where a conversation of this history was asked (None for any other conversation)."""
-    conv = next((c for c in store.conversations(ss[HISTORY]) if c.id == conversation_id), None)
-    return conversation_place(store, conv) if conv is not None else None
+    def find() -> vs.Place | None:
+        conv = next((c for c in store.conversations(ss[HISTORY]) if c.id == conversation_id), None)
+        return conversation_place(store, conv) if conv is not None else None
+
+    return read_or_stop(find)
 
 
 def _apply(transition: Callable[..., vs.ViewState], *args: Any) -> None:
@@ -128,7 +136,7 @@ def _on_click(click: dict[str, Any]) -> None:
 def _select_unit() -> None:
     """Another unit: it opens with its own latest conversation (or none), in the language that was asked in."""
     unit_id = ss[W_UNIT]
-    latest = latest_conversation(store, ss[HISTORY], ss[VIEW].course_id, unit_id)
+    latest = read_or_stop(lambda: latest_conversation(store, ss[HISTORY], ss[VIEW].course_id, unit_id))
     if latest is None:
         _apply(vs.select_unit, unit_id)
     else:
@@ -143,7 +151,7 @@ def _open(conversation_id: int) -> None:
 
 catalog = _catalog()
 if VIEW not in ss:
-    mine = store.conversations(ss[HISTORY])
+    mine = read_or_stop(lambda: store.conversations(ss[HISTORY]))
     ss[VIEW] = vs.reload(catalog, st.query_params.to_dict(), _find, mine[0].id if mine else None, list(LANGUAGES))
 ss[VIEW] = vs.normalize(ss[VIEW], catalog)
 state: vs.ViewState = ss[VIEW]
@@ -349,7 +357,8 @@ with chat_col:
                       f"Keywords and summaries are written in {asked}, and sentences are matched to slides in "
                       "another language, which finds fewer of them."))
 
-    messages = cached.messages(state.conversation_id) if state.conversation_id is not None else ()
+    messages = (read_or_stop(partial(cached.messages, state.conversation_id))
+                if state.conversation_id is not None else ())
     payloads = cached.conversation_payloads(messages, material)
     for msg in messages:
         with st.chat_message(msg.role):
@@ -409,7 +418,7 @@ with chat_col:
             if now - shown_at[0] < DRAFT_REDRAW:
                 return
             shown_at[0] = now
-            text = "".join(written)[:MAX_ANSWER_CHARS]
+            text = storable("".join(written)[:MAX_ANSWER_CHARS])  # shown as it will be stored
             with draft_slot.container():
                 st.caption("Writing · the citations are added when the answer is complete")
                 st.html(f'<div class="draft-stream">{render_markdown(text)}</div>')
@@ -418,7 +427,7 @@ with chat_col:
             """The writer's answer at once, uncited, until the cited answer replaces it (after the rerun)."""
             with draft_slot.container():
                 st.caption("Draft · the citations are being added")
-                chips(text, asked_material, key="draft")
+                chips(storable(text), asked_material, key="draft")
             status.update(label="Adding citations…")
 
         def progress(ev: ProgressEvent) -> None:
@@ -443,24 +452,29 @@ with chat_col:
         # one transaction: the conversation (when new), the question and the answer; the question is done
         # once it is stored (nothing between the two can end the run)
         try:
-            conversation_id, _ = store_answer(
+            saved = store_answer(
                 store, asked_material, ss[HISTORY], asking.conversation_id, asking.position.unit_id, result,
                 {"course": asking.course_id, "unit": asking.position.unit_id, "page": asking.position.page,
                  "second": asking.position.second, "language": asking.language, "variant": asking.variant},
                 extra_answer_meta=answer_views(result))
+        except StoreProblem as exc:
+            del ss[PENDING]
+            stop_unavailable(exc)
         except CitationStudioError as exc:
             del ss[PENDING]
             st.error(md_escape(exc))
             st.stop()
         del ss[PENDING]
-        ss[VIEW] = vs.conversation_started(ss[VIEW], conversation_id)
+        ss[VIEW] = vs.conversation_started(ss[VIEW], saved.conversation_id)
+        if saved.cleaned:  # the answer shows as stored (after the rerun), so say why it differs
+            ss[VIEW] = vs.with_notice(ss[VIEW], "warning", CLEANED)
         st.rerun()
 
     last = next((m for m in reversed(messages) if m.role == "assistant"), None)
     if last is not None:
         _answer_views(last, material)
 
-    mine = store.conversations(ss[HISTORY])
+    mine = read_or_stop(lambda: store.conversations(ss[HISTORY]))
     if mine:
         with st.expander(f"History ({plural(len(mine), 'conversation')})"):
             if state.conversation_id is not None:

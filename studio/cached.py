@@ -61,7 +61,9 @@ def courses() -> dict[str, CourseMaterial]:
 
 @st.cache_resource(show_spinner=False)
 def store() -> LmsStore:
-    return LmsStore(settings().database)
+    """The store of ``storage.database`` (or $CITATION_STUDIO_DB); raises ``StoreProblem`` (nothing is cached then)."""
+    app = settings()
+    return LmsStore(app.database, connect_timeout=app.connect_timeout)
 
 
 @st.cache_data(show_spinner=False, max_entries=512)

@@ -9,6 +9,7 @@ import datetime as dt
 import re
 import secrets
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -86,11 +87,21 @@ def versions_lookup(material: CourseMaterial) -> Any:
     return lookup
 
 
+@dataclass(frozen=True)
+class SavedAnswer:
+    """A stored turn: its conversation, the answer as stored (what the page shows of it) and which parts of
+    the turn held text no store can keep and were cleaned (``Turn.cleaned``)."""
+
+    conversation_id: int
+    answer: str
+    cleaned: tuple[str, ...] = ()
+
+
 def store_answer(store: LmsStore, material: CourseMaterial, session_id: str, conversation_id: int | None,
                  unit_id: int, result: ChatResult, meta: dict[str, Any],
-                 extra_answer_meta: dict[str, Any] | None = None) -> tuple[int, str]:
+                 extra_answer_meta: dict[str, Any] | None = None) -> SavedAnswer:
     """Persist a turn in one transaction: a new conversation when ``conversation_id`` is None, the question,
-    then the answer in stored form (versions stamped). Returns the conversation id and that form.
+    then the answer in stored form (versions stamped, text no store can keep cleaned).
 
     An answer longer than ``MAX_ANSWER_CHARS`` (which the chips could not render) is not stored: ``InputError``.
     ``extra_answer_meta`` (e.g. what the answer's trace view needs) is stored with the answer as well.
@@ -107,7 +118,7 @@ def store_answer(store: LmsStore, material: CourseMaterial, session_id: str, con
                                "context_switched": result.context_switched,
                                "usage": result.usage(),
                            })
-    return turn.conversation_id, stored
+    return SavedAnswer(turn.conversation_id, turn.answer, turn.cleaned)
 
 
 def answer_views(result: ChatResult) -> dict[str, Any]:

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from citation_core.errors import ConfigError
 from citation_core.llm.config import CONFIG_DIR_ENV, config_dir
-from citation_core.lms.store_url import StoreUrl, store_url
+from citation_core.lms.store import CONNECT_TIMEOUT
+from citation_core.lms.store_url import LEAST_CONNECT_TIMEOUT, StoreUrl, store_url
 from citation_core.yaml_file import read_yaml
 
 DB_ENV = "CITATION_STUDIO_DB"
@@ -25,6 +26,7 @@ class Settings:
     course_dirs: tuple[Path, ...]
     library_dir: Path  # the user's uploads, a course folder of its own
     max_upload_mb: int = 50
+    connect_timeout: int = CONNECT_TIMEOUT  # seconds a PostgreSQL connection may take (``storage.connect_timeout``)
 
 
 def load_settings() -> Settings:
@@ -50,7 +52,17 @@ def load_settings() -> Settings:
         course_dirs=tuple(path(d) for d in material.get("course_dirs", ["sample_decks"]) or []),
         library_dir=path(os.environ.get(LIBRARY_ENV) or material.get("library_dir", "data/library")),
         max_upload_mb=max_mb,
+        connect_timeout=_connect_timeout(storage),
     )
+
+
+def _connect_timeout(storage: dict[str, object]) -> int:
+    """``storage.connect_timeout``: a whole number of seconds, at least libpq's least (2)."""
+    value = storage.get("connect_timeout", CONNECT_TIMEOUT)
+    if isinstance(value, bool) or not isinstance(value, int) or value < LEAST_CONNECT_TIMEOUT:
+        raise ConfigError("application.yml: storage.connect_timeout: expected a whole number of seconds, at least "
+                          f"{LEAST_CONNECT_TIMEOUT} (not {value!r})")
+    return value
 
 
 def _database(storage: dict[str, object], base: Path) -> StoreUrl:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -68,6 +69,11 @@ def app_at(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     st.cache_resource.clear()
 
 
+def read(markdown: str) -> str:
+    """What a reader sees of Markdown the app escaped (``studio.text.md_escape``)."""
+    return re.sub(r"\\(.)", r"\1", markdown)
+
+
 def test_the_app_starts_with_one_line_for_a_store_it_cannot_use(app_at: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``CITATION_STUDIO_DB=postgresql:…`` was once taken as a file path: the app created a folder
     "postgresql:" with a SQLite file in it and ran on that."""
@@ -75,9 +81,9 @@ def test_the_app_starts_with_one_line_for_a_store_it_cannot_use(app_at: Path, mo
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     at.run()
     assert not at.exception
-    assert [e.value for e in at.error] == [
-        "The store cannot be opened: CITATION_STUDIO_DB: 'postgresql:citation:secret@localhost/lms': a PostgreSQL "
-        "URL is postgresql://user@host/database"]
+    assert [read(e.value) for e in at.error] == [
+        "The store is unavailable: CITATION_STUDIO_DB: a PostgreSQL URL is postgresql://user@host/database. "
+        "The server log has the details."]
     assert list(app_at.iterdir()) == []  # no folder, no file
 
 
@@ -87,6 +93,6 @@ def test_the_app_says_in_one_line_when_the_server_cannot_be_reached(app_at: Path
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     at.run()
     assert not at.exception
-    (shown,) = [e.value for e in at.error]
-    assert shown.startswith("The store cannot be opened: postgresql+psycopg://citation:***@127.0.0.1:9/lms: ")
-    assert "secret" not in shown and "\n" not in shown
+    assert [read(e.value) for e in at.error] == [
+        "The store is unavailable: CITATION_STUDIO_DB: the database server refused the connection. "
+        "The server log has the details."]

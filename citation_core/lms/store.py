@@ -8,24 +8,32 @@ conversation when it is new, the question and the answer) in one transaction, so
 exists without its messages, nor a question without its answer, even when the process is killed
 halfway; a turn that finds a SQLite file locked by another writer for longer than SQLite's own wait
 is tried again after a growing pause.
+
+Every failure, reading or writing, is one ``StoreError`` line naming the setting, the store (credentials
+masked) and what is wrong (``store_errors``); a PostgreSQL server that does not answer is given up after
+the connect timeout. Text no store can keep (a lone surrogate, NUL) is cleaned the same way on both
+(``storable``), and a turn says what was cleaned.
 """
 
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import json
 import random
 import sqlite3
 import time
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..errors import ConfigError, InputError, RunError
-from .store_url import StoreUrl, store_url
+from ..errors import InputError, StoreError, StoreSettingError
+from .storable import is_storable, storable, storable_value
+from .store_errors import failure, store_error
+from .store_url import LEAST_CONNECT_TIMEOUT, StoreUrl, store_url
 
 if TYPE_CHECKING:
     import sqlalchemy as sa
@@ -34,6 +42,7 @@ T = TypeVar("T")
 
 BUSY_TIMEOUT = 5.0  # seconds SQLite itself waits for the write lock, per attempt of a turn
 LOCKED_ATTEMPTS = 8  # attempts of one write before giving up (with pauses of 0.05 s doubling up to 2 s)
+CONNECT_TIMEOUT = 5  # seconds a PostgreSQL connection may take before the store gives up (libpq's default: 130)
 _MIGRATION_LOCK = 7_201_212  # PostgreSQL advisory lock: one process at a time migrates a shared database
 
 
@@ -49,11 +58,16 @@ class Conversation:
 
 @dataclass(frozen=True)
 class Turn:
-    """What ``save_turn`` wrote: the conversation (new or not), the question and the answer."""
+    """What ``save_turn`` wrote: the conversation (new or not), the question and the answer as stored, and
+    which of the turn's parts held text no store can keep and were cleaned (``"question"``, ``"answer"``,
+    ``"title"``, ``"question_meta"``, ``"answer_meta"``): a lone surrogate is now U+FFFD, NUL is gone."""
 
     conversation_id: int
     question_id: int
     answer_id: int
+    question: str
+    answer: str
+    cleaned: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -69,14 +83,21 @@ class Message:
 class LmsStore:
     """The store at ``target``: a SQLite file (a ``Path``, a path string or ``sqlite:///…``) or a
     PostgreSQL database (``postgresql://user@host/db``, psycopg 3). Raises ``ConfigError`` for any other
-    value and ``RunError`` when the database cannot be opened."""
+    value and ``StoreError`` (a ``RunError``) when the database cannot be opened, and later when it cannot
+    be read or written. A connection to a PostgreSQL server is given up after ``connect_timeout`` seconds
+    (the URL's own ``connect_timeout`` wins)."""
 
-    def __init__(self, target: Path | str | StoreUrl) -> None:
-        self.location = target if isinstance(target, StoreUrl) else store_url(target, field="database")
+    def __init__(self, target: Path | str | StoreUrl, connect_timeout: int = CONNECT_TIMEOUT) -> None:
+        if isinstance(target, StoreUrl):
+            self.location = target
+        else:  # given directly, not by a setting: messages start with the store itself
+            self.location = dataclasses.replace(store_url(target, field="database"), setting=None)
+        if isinstance(connect_timeout, bool) or not isinstance(connect_timeout, int) \
+                or connect_timeout < LEAST_CONNECT_TIMEOUT:
+            raise InputError(f"connect_timeout: expected a whole number of seconds, at least {LEAST_CONNECT_TIMEOUT}")
+        self.connect_timeout = self.location.connect_timeout or connect_timeout
         self.path = self.location.path  # the SQLite file, None on a server
-        if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._engine = _engine(self.location)
+        self._engine = self._guarded(lambda: _engine(self.location, self.connect_timeout))
         _OPEN.add(self._engine)
         self._retry_locked(self._migrate)
 
@@ -90,17 +111,34 @@ class LmsStore:
     # --- connections and transactions -----------------------------------------------------------
 
     def _migrate(self) -> None:
-        """Bring the schema to the newest revision (a database made before revisions is adopted as it is)."""
+        """Bring the schema to the newest revision (a database made before revisions is adopted as it is).
+        A database stamped with a revision this version does not know (a newer one's) is left alone."""
         from alembic import command
         from alembic.config import Config
+        from alembic.runtime.migration import MigrationContext
+        from alembic.script import ScriptDirectory
+        from alembic.util import CommandError
 
         config = Config()
         config.set_main_option("script_location", str(Path(__file__).with_name("migrations")))
+        script = ScriptDirectory.from_config(config)
+        known = {revision.revision for revision in script.walk_revisions()}
         with self._begin(write=True) as db:
             if self.location.dialect == "postgresql":  # two app processes starting at once: one migrates
                 db.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_MIGRATION_LOCK})")
+            for current in MigrationContext.configure(db).get_current_heads():
+                if current not in known:
+                    raise store_error(self.location, f"its schema is revision {current[:64]!r}, which this version "
+                                      f"of Citation Studio does not know (it knows up to {script.get_current_head()}): "
+                                      "upgrade Citation Studio, or give another database")
             config.attributes["connection"] = db
-            command.upgrade(config, "head")
+            failed: str | None = None
+            try:
+                command.upgrade(config, "head")
+            except CommandError as exc:
+                failed = str(exc)
+            if failed is not None:  # raised here, without Alembic's exception attached, and rolled back
+                raise store_error(self.location, "its schema cannot be brought up to date", failed)
 
     @contextmanager
     def _begin(self, write: bool = False) -> Iterator[sa.Connection]:
@@ -112,33 +150,49 @@ class LmsStore:
             with db.begin():
                 yield db
 
-    def _retry_locked(self, write: Callable[[], T]) -> T:
-        """``write()``, again after a pause (0.05 s doubling, up to 2 s, with jitter) while the database is locked."""
-        from sqlalchemy.exc import DBAPIError
+    def _guarded(self, work: Callable[[], T]) -> T:
+        """``work()``; any failure of the database, its driver or its file is one ``StoreError`` line (raised
+        without the driver's exception attached: its text may hold what the line leaves out)."""
+        from sqlalchemy.exc import SQLAlchemyError
 
+        try:
+            return work()
+        except (SQLAlchemyError, sqlite3.Error, OSError) as exc:
+            error = failure(exc, self.location, self.connect_timeout)
+        raise error
+
+    def _retry_locked(self, write: Callable[[], T]) -> T:
+        """``write()``, again after a pause (0.05 s doubling, up to 2 s, with jitter) while the database is
+        locked; any other failure is one ``StoreError`` line."""
+        from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+
+        error: StoreError | None = None
         for attempt in range(LOCKED_ATTEMPTS):
+            if attempt:
+                time.sleep(min(2.0, 0.05 * 2 ** (attempt - 1)) * random.uniform(0.5, 1.0))
             try:
                 return write()
-            except DBAPIError as exc:
-                if not _retryable(exc):
-                    raise RunError(f"{self.location.shown}: {_reason(exc)}") from None
-                if attempt == LOCKED_ATTEMPTS - 1:
-                    raise RunError(f"{self.location.shown}: database is locked: gave up after {LOCKED_ATTEMPTS} "
-                                   "attempts") from None
-                time.sleep(min(2.0, 0.05 * 2**attempt) * random.uniform(0.5, 1.0))
-        raise AssertionError("unreachable")
+            except (SQLAlchemyError, sqlite3.Error, OSError) as exc:
+                if isinstance(exc, DBAPIError) and _retryable(exc):
+                    continue
+                error = failure(exc, self.location, self.connect_timeout)
+                break
+        raise error or store_error(self.location, f"database is locked: gave up after {LOCKED_ATTEMPTS} attempts")
 
     # --- writing ----------------------------------------------------------------------------------
 
     def create_conversation(self, session_id: str, course_id: int, unit_id: int, title: str) -> int:
-        return self._retry_locked(lambda: self._insert_conversation(session_id, course_id, unit_id, title))
+        _check_key(session_id)
+        return self._retry_locked(lambda: self._insert_conversation(session_id, course_id, unit_id, storable(title)))
 
     def _insert_conversation(self, session_id: str, course_id: int, unit_id: int, title: str) -> int:
         with self._begin(write=True) as db:
             return _new_conversation(db, session_id, course_id, unit_id, title, time.time())
 
     def add_message(self, conversation_id: int, role: str, content: str, meta: dict[str, Any] | None = None) -> int:
-        encoded = json.dumps(meta or {}, ensure_ascii=False)
+        """One message; text no store can keep is cleaned as ``save_turn`` cleans it."""
+        encoded = json.dumps(storable_value(meta or {}), ensure_ascii=False)
+        content = storable(content)
 
         def insert() -> int:
             with self._begin(write=True) as db:
@@ -151,10 +205,20 @@ class LmsStore:
                   answer_meta: dict[str, Any] | None = None) -> Turn:
         """One turn in one transaction: a new conversation of ``session_id`` when ``conversation_id`` is
         None, then the question and the answer. Raises ``InputError`` when ``conversation_id`` is not a
-        conversation of ``session_id``; retries while the database is locked."""
-        metas = json.dumps(question_meta or {}, ensure_ascii=False), json.dumps(answer_meta or {}, ensure_ascii=False)
-        return self._retry_locked(lambda: self._save_turn(
-            session_id, conversation_id, question, answer, course_id, unit_id, title, *metas))
+        conversation of ``session_id`` (or ``session_id`` holds text no store can keep); retries while the
+        database is locked. Text no store can keep is cleaned (``storable``), and the turn says where."""
+        _check_key(session_id)
+        texts = {"question": question, "answer": answer, "title": title if conversation_id is None else ""}
+        metas = {"question_meta": question_meta or {}, "answer_meta": answer_meta or {}}
+        clean = {name: storable(text) for name, text in texts.items()}
+        encoded = {name: json.dumps(storable_value(meta), ensure_ascii=False) for name, meta in metas.items()}
+        cleaned = tuple([name for name, text in texts.items() if clean[name] is not text]
+                        + [name for name, meta in metas.items()
+                           if json.dumps(meta, ensure_ascii=False) != encoded[name]])
+        written = self._retry_locked(lambda: self._save_turn(
+            session_id, conversation_id, clean["question"], clean["answer"], course_id, unit_id, clean["title"],
+            encoded["question_meta"], encoded["answer_meta"]))
+        return dataclasses.replace(written, cleaned=cleaned)
 
     def _save_turn(self, session_id: str, conversation_id: int | None, question: str, answer: str, course_id: int,
                    unit_id: int, title: str, question_meta: str, answer_meta: str) -> Turn:
@@ -171,18 +235,19 @@ class LmsStore:
                     raise InputError(f"conversation {conversation_id}: not a conversation of this history")
             q = _new_message(db, conversation_id, "user", question, question_meta, now)
             a = _new_message(db, conversation_id, "assistant", answer, answer_meta, now)
-            return Turn(conversation_id, q, a)
+            return Turn(conversation_id, q, a, question, answer)
 
     # --- reading ----------------------------------------------------------------------------------
 
     def conversations(self, session_id: str | None = None) -> list[Conversation]:
         from .schema import CONVERSATIONS
 
+        if session_id is not None and not is_storable(session_id):
+            return []  # no conversation has a key no store can keep
         query = CONVERSATIONS.select().order_by(CONVERSATIONS.c.id.desc())
         if session_id is not None:
             query = query.where(CONVERSATIONS.c.session_id == session_id)
-        with self._begin() as db:
-            rows = db.execute(query).all()
+        rows = self._guarded(lambda: self._read(query))
         return [Conversation(r.id, r.session_id, r.course_id, r.unit_id, r.title, r.created) for r in rows]
 
     def last_message_id(self, conversation_id: int) -> int | None:
@@ -192,18 +257,26 @@ class LmsStore:
 
         from .schema import MESSAGES
 
-        with self._begin() as db:
-            found = db.execute(sa.select(sa.func.max(MESSAGES.c.id))
-                               .where(MESSAGES.c.conversation_id == conversation_id)).scalar()
+        rows = self._guarded(lambda: self._read(sa.select(sa.func.max(MESSAGES.c.id))
+                                                .where(MESSAGES.c.conversation_id == conversation_id)))
+        found = rows[0][0] if rows else None
         return int(found) if found is not None else None
 
     def messages(self, conversation_id: int) -> list[Message]:
         from .schema import MESSAGES
 
-        with self._begin() as db:
-            rows = db.execute(MESSAGES.select().where(MESSAGES.c.conversation_id == conversation_id)
-                              .order_by(MESSAGES.c.id)).all()
+        rows = self._guarded(lambda: self._read(MESSAGES.select().where(MESSAGES.c.conversation_id == conversation_id)
+                                                .order_by(MESSAGES.c.id)))
         return [Message(r.id, r.conversation_id, r.role, r.content, json.loads(r.meta), r.created) for r in rows]
+
+    def _read(self, query: sa.Executable) -> Sequence[sa.Row[Any]]:
+        with self._begin() as db:
+            return db.execute(query).all()
+
+
+def _check_key(session_id: str) -> None:
+    if not is_storable(session_id):
+        raise InputError("session_id: holds a NUL or a lone surrogate, which a store cannot keep")
 
 
 def _new_conversation(db: sa.Connection, session_id: str, course_id: int, unit_id: int, title: str,
@@ -234,13 +307,16 @@ def _close_all() -> None:
         engine.dispose()
 
 
-def _engine(location: StoreUrl) -> sa.Engine:
+def _engine(location: StoreUrl, connect_timeout: int) -> sa.Engine:
     import sqlalchemy as sa
     from sqlalchemy import event
     from sqlalchemy.pool import NullPool
 
     if location.path is not None:
         path = location.path
+        if path.is_dir():
+            raise store_error(location, "is a folder, not a SQLite database file")
+        path.parent.mkdir(parents=True, exist_ok=True)
 
         def connect() -> sqlite3.Connection:  # BUSY_TIMEOUT read at every connection (tests lower it)
             db = sqlite3.connect(path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False)
@@ -264,9 +340,10 @@ def _engine(location: StoreUrl) -> sa.Engine:
     try:
         import psycopg  # noqa: F401  (the driver: said in one line when it is missing)
     except ImportError:
-        raise ConfigError(f"{location.shown}: a PostgreSQL store needs psycopg 3: pip install "
-                          "'citation-core[postgres]'") from None
-    return sa.create_engine(location.url, pool_pre_ping=True, pool_size=5, max_overflow=10, pool_timeout=30)
+        raise StoreSettingError("a PostgreSQL store needs psycopg 3: pip install 'citation-core[postgres]'",
+                                location.shown, location.setting) from None
+    return sa.create_engine(location.url, pool_pre_ping=True, pool_size=5, max_overflow=10, pool_timeout=30,
+                            connect_args={"connect_timeout": connect_timeout})
 
 
 def _retryable(exc: Exception) -> bool:
@@ -275,9 +352,3 @@ def _retryable(exc: Exception) -> bool:
     if isinstance(orig, sqlite3.OperationalError):
         return "locked" in str(orig) or "busy" in str(orig)
     return getattr(orig, "sqlstate", None) in ("40001", "40P01")
-
-
-def _reason(exc: Exception) -> str:
-    """The driver's own message, first line."""
-    orig = getattr(exc, "orig", None) or exc
-    return (str(orig).strip().splitlines() or [type(orig).__name__])[0]

@@ -269,8 +269,13 @@ class _Event:
     timed: bool  # a content or tool-call chunk: paced by first_token_delay and token_rate
 
 
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
 def _sse(payload: dict[str, Any] | str) -> bytes:
     text = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    # a lone surrogate in a reply (which UTF-8 cannot carry) goes out as its JSON escape, as a model server sends it
+    text = _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     return f"data: {text}\n\n".encode()
 
 

@@ -157,9 +157,11 @@ def test_store_answer_saves_one_whole_turn_and_never_an_answer_it_could_not_rend
     store = LmsStore(tmp_path / "lms.sqlite3")
     result = chat_pipeline(default_config(), material)(
         "How does merge work?", ViewPosition(101, page=6), pasted_answer="The merge step combines two sorted lists.")
-    conversation_id, stored = store_answer(store, material, "key", None, 101, result, {"page": 6})
+    saved = store_answer(store, material, "key", None, 101, result, {"page": 6})
+    conversation_id = saved.conversation_id
     assert [(m.role, m.content) for m in store.messages(conversation_id)] == [
-        ("user", "How does merge work?"), ("assistant", stored)]
+        ("user", "How does merge work?"), ("assistant", saved.answer)]
+    assert saved.cleaned == ()
     too_long = replace(result, answer="x" * (MAX_ANSWER_CHARS + 1))
     with pytest.raises(InputError) as err:
         store_answer(store, material, "key", conversation_id, 101, too_long, {})
