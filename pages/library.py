@@ -1,4 +1,5 @@
-"""Library: courses, units, decks page by page, transcripts, FAQs; upload a deck of your own, edit its name."""
+"""Library: courses, units, decks page by page, transcripts, FAQs; upload a deck of your own, edit its name, add,
+replace or remove its transcript."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import io
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import streamlit as st
 from PIL import Image, ImageDraw, ImageFont, ImageOps
@@ -16,20 +17,24 @@ from citation_core.errors import CitationStudioError
 from citation_core.material.deck import load_deck
 from citation_core.material.library import UnitMaterial, decks_to_read
 from citation_core.material.ocr import ocr_unavailable
+from citation_core.material.upload_messages import transcript_message, upload_message
 from citation_core.material.uploads import (
     MAX_NAME_CHARS,
     UPLOAD_LECTURE_NAME,
     UnitSuggestion,
     Upload,
-    UploadResult,
     add_upload,
     display_name,
+    remove_transcript,
+    set_transcript,
     suggest_unit,
     update_unit,
 )
 from citation_core.pipeline.languages import LANGUAGES
+from citation_core.text.languages import language_label
 from studio import cached
-from studio.keys import OPEN_UNIT, W_LIBRARY_COURSE
+from studio.keys import LIBRARY_SAID, OPEN_UNIT, W_LIBRARY_COURSE
+from studio.open_in_ask import open_in_ask
 from studio.services import course_roots
 from studio.text import md_escape, plural, short_title
 from studio.widgets import slide_image
@@ -66,24 +71,34 @@ def read_pending_decks() -> None:
                 bar.empty()
 
 
-def upload_message(res: UploadResult) -> str:
-    """What an upload did, naming the course and lecture the unit went into."""
-    name = md_escape(res.unit_name)
-    place = f"the course “{md_escape(res.course_name)}”, lecture “{md_escape(res.lecture_name)}”"
-    where = (f"unit {res.unit_id}, {res.pages} pages, language {md_escape(language_label(res.language))}, "
-             f"attachment version {res.attachment_version}")
-    if not res.replaced:
-        return f"Added “{name}” to {place} ({where})."
-    if res.stales_answers:
-        return f"Replaced “{name}” in {place} ({where}). Answers stored for an older version now show as stale."
-    return (f"“{name}” in {place} is unchanged: the deck is the same file as the stored one, so its version "
-            f"stays ({where}).")
+class Said(NamedTuple):
+    """What a change to a unit did, shown once after the rerun it asks for."""
+
+    warned: bool
+    text: str  # Markdown, escaped
+    tab: int | None  # shown in this unit's tab; None: in the upload form
+    unit_name: str
 
 
-def language_label(code: str) -> str:
-    """``German (de)`` for a supported code; any other code as it is."""
-    known = LANGUAGES.get(code.replace("_", "-").split("-")[0].lower())
-    return f"{known.name} ({code})" if known is not None else code
+def done(message: str, warnings: tuple[str, ...], course_id: int, unit_id: int, unit_name: str, *,
+         in_tab: bool) -> None:
+    """After a change to a unit: its message (and warnings) to show once, its tab open here, and the Ask page
+    opening it too."""
+    text = md_escape(message) + "".join(f"\n\n⚠ {md_escape(w)}" for w in warnings)
+    ss[LIBRARY_SAID] = Said(bool(warnings), text, unit_id if in_tab else None, unit_name)
+    ss[OPEN_UNIT] = (course_id, unit_id)
+    open_in_ask(ss, cached.courses(), cached.store(), course_id, unit_id)
+
+
+def show_said(tab: int | None) -> None:
+    """The message of the change that reran the page where it was made (the upload form: None, or a unit's
+    tab), and a link to the Ask page, which now opens the unit."""
+    said = ss.get(LIBRARY_SAID)
+    if said is None or said.tab != tab:
+        return
+    del ss[LIBRARY_SAID]
+    (st.warning if said.warned else st.success)(said.text)
+    st.page_link("pages/ask.py", label=f"Ask about “{md_escape(said.unit_name)}”", icon=":material/forum:")
 
 
 def bad_file_hint(message: str, chosen: dict[str, str]) -> str:
@@ -150,13 +165,10 @@ def upload_form() -> None:
                                 max_upload_size=limit)
         go = st.button("Add to library", type="primary", key=f"up_go_{generation}")
     if not go:
-        if "upload_result" in ss:  # the message of the upload that cleared the form
-            kind, text = ss.pop("upload_result")
-            (st.success if kind == "success" else st.warning)(text)
+        show_said(None)  # the message of the upload that cleared the form
         return
     if deck is None:
-        chosen = [w for w, f in (("a transcript", transcript), ("an FAQ file", faqs)) if f is not None]
-        st.warning("Choose a PDF first." + (f" ({' and '.join(chosen).capitalize()} stay chosen.)" if chosen else ""))
+        st.warning(missing_deck(transcript is not None, faqs is not None))
         return
     names = {"the deck": deck.name, **({"the transcript": transcript.name} if transcript else {}),
              **({"the FAQ file": faqs.name} if faqs else {})}
@@ -179,11 +191,54 @@ def upload_form() -> None:
         st.caption("The files stay chosen: press “Add to library” again once the folder can be written.")
     else:
         bar.empty()
-        text = upload_message(res) + "".join(f"\n\n⚠ {md_escape(w)}" for w in res.warnings)
-        ss["upload_result"] = ("success" if not res.warnings else "warning", text)
+        done(upload_message(res), res.warnings, res.course_id, res.unit_id, res.unit_name, in_tab=False)
         ss["upload_generation"] = generation + 1
-        ss[OPEN_UNIT] = (res.course_id, res.unit_id)  # the Library shows the unit it went into
         st.rerun()
+
+
+def missing_deck(transcript: bool, faqs: bool) -> str:
+    """"Add to library" without a PDF: a new unit needs its deck; what stays chosen, and where a transcript
+    goes on its own."""
+    kept = [what for what, chosen in (("the transcript", transcript), ("the FAQ file", faqs)) if chosen]
+    text = "Choose a PDF first: a new unit needs its deck."
+    if kept:
+        text += f" {' and '.join(kept).capitalize()} {'stays' if len(kept) == 1 else 'stay'} chosen."
+    if transcript:
+        text += " To add a transcript to a unit already in the library, use “Add a transcript” in that unit's tab."
+    return text
+
+
+def transcript_form(um: UnitMaterial, course_id: int) -> None:
+    """Add, replace or remove the unit's transcript on its own; the deck stays as it is."""
+    u, has = um.unit, um.transcript is not None
+    generation = ss.setdefault("transcript_generation", 0)  # a new generation clears the chosen file
+    limit = settings.max_upload_mb
+    with st.expander("Replace or remove the transcript" if has else "Add a transcript"):
+        chosen = st.file_uploader("Transcript (WebVTT or SubRip)", type=None, key=f"tr_file_{u.id}_{generation}",
+                                  max_upload_size=limit,
+                                  help="Its language is read from its text and compared with the deck's.")
+        cols = st.columns(2 if has else 1)
+        go = cols[0].button("Replace transcript" if has else "Add transcript", key=f"tr_go_{u.id}",
+                            type="primary", disabled=chosen is None)
+        remove = has and cols[1].button("Remove transcript", key=f"tr_remove_{u.id}",
+                                        help="The deck stays; only the transcript is removed.")
+        if not (go or remove):
+            return
+        try:
+            if chosen is not None and go:
+                res = set_transcript(settings.library_dir, u.id, Upload(chosen.name, chosen.getvalue()),
+                                     max_bytes=limit * 1_000_000)
+            else:
+                res = remove_transcript(settings.library_dir, u.id)
+        except CitationStudioError as exc:
+            st.error(md_escape(exc))
+            return
+        except OSError as exc:  # the library folder cannot be written (permissions, a full disk)
+            st.error(md_escape(f"The transcript could not be stored: {exc.strerror or exc}"))
+            return
+    done(transcript_message(res), res.warnings, course_id, u.id, res.unit_name, in_tab=True)
+    ss["transcript_generation"] = generation + 1
+    st.rerun()
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -291,8 +346,10 @@ for tab, um in zip(unit_tabs, every.values(), strict=False):
                     f"video {u.versions.video}")
         if not um.released:
             st.info(withheld_note(um))
+        show_said(u.id)
         if editable:
             metadata_form(um, settings.library_dir, material.course.id)
+            transcript_form(um, material.course.id)
         if um.deck is not None:
             hidden = sorted(u.hidden_pages)
             st.markdown(f"Deck {md_escape(um.deck.path.name)} · {len(um.deck.pages)} pages"
