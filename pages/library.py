@@ -20,6 +20,7 @@ from citation_core.material.ocr import ocr_unavailable
 from citation_core.material.upload_messages import transcript_message, upload_message
 from citation_core.material.uploads import (
     MAX_NAME_CHARS,
+    TRANSCRIPT_SUFFIXES,
     UPLOAD_LECTURE_NAME,
     UnitSuggestion,
     Upload,
@@ -126,14 +127,20 @@ def suggestion(deck: Any) -> UnitSuggestion:
 
 def unit_fields(deck: Any, generation: int) -> tuple[str, str, str]:
     """Unit name, lecture and language: offered from the chosen deck, editable before it is added."""
+    offer = suggestion(deck) if deck is not None else None
     cols = st.columns([3, 3, 2])
-    if deck is None:
+    if offer is None or offer.problem is not None:
         cols[0].text_input("Unit name", placeholder="from the PDF's title", disabled=True, key=f"up_name_{generation}")
         cols[1].text_input("Lecture", placeholder=UPLOAD_LECTURE_NAME, disabled=True, key=f"up_lecture_{generation}")
         cols[2].selectbox("Language", ["read from the deck"], disabled=True, key=f"up_lang_{generation}")
-        st.caption("Choose a PDF: its title and the language of its text fill in the unit's name and language.")
+        if offer is None or offer.problem is None:
+            st.caption("Choose a PDF: its title and the language of its text fill in the unit's name and language.")
+            return "", "", ""
+        st.error(md_escape(offer.problem))  # said when the file is chosen, not only once it is added
+        if deck is not None and display_name(deck.name).lower().endswith(TRANSCRIPT_SUFFIXES):
+            st.caption("A transcript goes under “Transcript” below, or into a unit already in the library with "
+                       "“Add a transcript” in its tab.")
         return "", "", ""
-    offer = suggestion(deck)
     suffix = f"{generation}_{deck.file_id}"  # another file chosen: fresh fields with its own offer
     name = cols[0].text_input("Unit name", value=offer.name, key=f"up_name_{suffix}", max_chars=MAX_NAME_CHARS)
     lecture = cols[1].text_input("Lecture", value=offer.lecture_name, key=f"up_lecture_{suffix}",

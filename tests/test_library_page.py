@@ -256,3 +256,18 @@ def test_a_bad_transcript_is_one_error_in_the_units_tab_and_changes_nothing(libr
     assert not at.exception, at.exception
     assert [e.value.replace("\\", "") for e in at.error] == ["talk.vtt: empty transcript (no cues)"]
     assert (library / "course.yml").read_bytes() == before
+
+
+def test_a_chosen_deck_that_is_not_a_pdf_is_said_at_once(library: Path) -> None:
+    at = AppTest.from_file(str(ROOT / "pages" / "library.py"), default_timeout=120)
+    at.run()
+    at.file_uploader(key="up_deck_0").upload("lecture3.srt", b"1\n00:00:01,000 --> 00:00:02,000\nHello\n",
+                                             "application/x-subrip").run()
+    assert not at.exception, at.exception
+    # said before "Add to library", in one line; nothing is offered as read from the deck
+    assert [e.value.replace("\\", "") for e in at.error] == ["lecture3.srt: a deck must be .pdf, got .srt"]
+    assert not [c for c in at.caption if "Read from the deck" in c.value or "no title in the PDF" in c.value]
+    assert [c.value for c in at.caption if "Transcript" in c.value] == [
+        "A transcript goes under “Transcript” below, or into a unit already in the library with “Add a "
+        "transcript” in its tab."]
+    assert all(t.disabled for t in at.text_input if t.key and t.key.startswith("up_"))

@@ -268,6 +268,7 @@ class UnitSuggestion:
     detected: str | None  # the language read from the deck's text; None: too little text, or unreadable
     title: str | None  # the PDF's own title (its metadata), cleaned
     existing: int | None = None  # the unit a deck of this file name is already in (a re-upload)
+    problem: str | None = None  # why adding it would be refused (one line naming the file); None: it reads
 
 
 _TITLE_JUNK = re.compile(r"^(?:microsoft (?:powerpoint|word)|powerpoint|keynote)\s*-\s*", re.IGNORECASE)
@@ -339,9 +340,11 @@ def suggest_unit(root: Path, deck: Upload, max_bytes: int = 50_000_000) -> UnitS
     "Uploaded decks"; the language is the one read from the deck's text (``deck_language``), or the
     library's. The deck's text is read without its page images (the printed numbers are read when it is
     added; the text is kept, so it is not read twice). Never raises: a file that :func:`add_upload` would
-    refuse gets the file name and the library's language, and the refusal shows when it is added.
+    refuse (not a PDF, empty, too large, unreadable) gets the file name, the library's language and the
+    refusal as ``problem``, so that it is said when the file is chosen.
     """
     course_language = "en"
+    detected, problem = _read_language(deck, max_bytes)
     try:
         data = _manifest(root) if (root / MANIFEST_NAME).is_file() else None
         if data is not None:
@@ -354,13 +357,12 @@ def suggest_unit(root: Path, deck: Upload, max_bytes: int = 50_000_000) -> UnitS
                     return UnitSuggestion(str(unit.get("name") or _default_name(deck.name)),
                                           str(lecture.get("name") or UPLOAD_LECTURE_NAME),
                                           str(unit.get("language") or course_language),
-                                          _read_language(deck, max_bytes), deck_title(deck.data), _int_or_none(unit))
+                                          detected, deck_title(deck.data), _int_or_none(unit), problem)
     except MaterialError:
         pass  # an unreadable manifest: adding the deck says so
-    title = deck_title(deck.data)
-    detected = _read_language(deck, max_bytes)
+    title = deck_title(deck.data) if problem is None else None
     return UnitSuggestion(title or _default_name(deck.name), UPLOAD_LECTURE_NAME, detected or course_language,
-                          detected, title)
+                          detected, title, problem=problem)
 
 
 def _int_or_none(unit: dict[str, Any]) -> int | None:
@@ -368,16 +370,19 @@ def _int_or_none(unit: dict[str, Any]) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _read_language(deck: Upload, max_bytes: int) -> str | None:
-    """The language of an uploaded deck's text, read from a scratch copy; None when it cannot be read."""
+def _read_language(deck: Upload, max_bytes: int) -> tuple[str | None, str | None]:
+    """The language of an uploaded deck's text, read from a scratch copy (None: it cannot be told), and why
+    adding the deck would be refused (None: it reads)."""
     try:
         _check(deck, (".pdf",), max_bytes, "deck")
         with tempfile.TemporaryDirectory(prefix="citation-studio-upload-") as tmp:
-            path = Path(tmp) / f"{_slug(deck.name)}.pdf"
-            path.write_bytes(deck.data)
-            return deck_language(load_deck(path, read_images=False))
-    except (MaterialError, OSError):
-        return None
+            loaded = _scratch_copy(Path(tmp), deck, f"{_slug(deck.name)}.pdf",
+                                   lambda path: load_deck(path, read_images=False))
+            return deck_language(loaded), None
+    except MaterialError as err:
+        return None, str(err)
+    except OSError:  # no scratch space: adding it says what is wrong
+        return None, None
 
 
 def _unit_fields(where: str, name: str | None, lecture_name: str | None, language: str | None) -> dict[str, str]:
