@@ -34,7 +34,7 @@ from citation_core.material.uploads import (
 from citation_core.pipeline.languages import LANGUAGES
 from citation_core.text.languages import language_label
 from studio import cached
-from studio.keys import LIBRARY_SAID, OPEN_UNIT, W_LIBRARY_COURSE
+from studio.keys import LIBRARY_SAID, LIBRARY_TO_ASK, OPEN_UNIT, W_LIBRARY_COURSE
 from studio.open_in_ask import open_in_ask
 from studio.services import course_roots
 from studio.text import md_escape, plural, short_title
@@ -42,9 +42,11 @@ from studio.widgets import slide_image
 
 THUMBNAILS_PER_VIEW = 24  # a deck of thousands of pages shows them in ranges of this many
 
+ss = st.session_state
+if ss.pop(LIBRARY_TO_ASK, False):  # "Ask about …" was pressed under a change's message
+    st.switch_page("pages/ask.py")  # the Ask page opens the unit (``done`` moved its view there)
 st.title("Library")
 settings = cached.settings()
-ss = st.session_state
 
 
 def reading_progress(bar: Any, what: str) -> Any:
@@ -99,7 +101,8 @@ def show_said(tab: int | None) -> None:
         return
     del ss[LIBRARY_SAID]
     (st.warning if said.warned else st.success)(said.text)
-    st.page_link("pages/ask.py", label=f"Ask about “{md_escape(said.unit_name)}”", icon=":material/forum:")
+    st.button(f"Ask about “{md_escape(said.unit_name)}”", key="ask_about", icon=":material/forum:",
+              help="Opens the Ask page on this unit", on_click=lambda: ss.update({LIBRARY_TO_ASK: True}))
 
 
 def bad_file_hint(message: str, chosen: dict[str, str]) -> str:
@@ -357,6 +360,10 @@ for tab, um in zip(unit_tabs, every.values(), strict=False):
         if editable:
             metadata_form(um, settings.library_dir, material.course.id)
             transcript_form(um, material.course.id)
+        if um.transcript is not None:  # above the deck's pages, which may run long
+            with st.expander(f"Transcript `{um.transcript.path.name}` · {plural(len(um.transcript.cues), 'cue')}"):
+                st.dataframe([{"start": c.start, "end": c.end, "text": c.text} for c in um.transcript.cues],
+                             hide_index=True)
         if um.deck is not None:
             hidden = sorted(u.hidden_pages)
             st.markdown(f"Deck {md_escape(um.deck.path.name)} · {len(um.deck.pages)} pages"
@@ -383,10 +390,6 @@ for tab, um in zip(unit_tabs, every.values(), strict=False):
                         # a title cut short shows whole in the tooltip
                         st.caption(page_caption(um, p.page_number),
                                    help=md_escape(title) if short_title(title) != title else None)
-        if um.transcript is not None:
-            with st.expander(f"Transcript `{um.transcript.path.name}` · {len(um.transcript.cues)} cues"):
-                st.dataframe([{"start": c.start, "end": c.end, "text": c.text} for c in um.transcript.cues],
-                             hide_index=True)
 with unit_tabs[-1]:
     st.dataframe([{"id": f.id, "question": f.question, "answer": f.answer} for f in material.faqs],
                  hide_index=True)

@@ -40,8 +40,8 @@ def library(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 
 
 def open_library(in_app: bool = False, course: str | None = LIBRARY_COURSE) -> AppTest:
-    """The Library page with the library course chosen: on its own, or ``in_app`` as the app opens it (after
-    a change the page links to the Ask page, which needs the app's navigation)."""
+    """The Library page with the library course chosen: on its own, or ``in_app`` as the app opens it (to visit
+    the Ask page too)."""
     at = AppTest.from_file(str(ROOT / ("app.py" if in_app else "pages/library.py")), default_timeout=120)
     at.run()
     if in_app:
@@ -139,12 +139,17 @@ def test_the_upload_form_offers_the_pdf_title_and_language_and_names_the_course(
     # the Library shows the course and the tab of the unit it went into
     assert at.selectbox(key=W_LIBRARY_COURSE).value == LIBRARY_COURSE
     assert at.session_state["library_tabs_900"] == "Binäre Suchbäume"
-    # the Ask page opens it too (it had opened the first course's first unit)
-    assert ask_page(at)[:2] == (900, 9003)
+    # the Ask page opens it too (it had opened the first course's first unit), from the button under the message
+    from studio.keys import W_COURSE, W_UNIT
+
+    at.button(key="ask_about").click().run()
+    assert not at.exception, at.exception
+    assert (at.selectbox(key=W_COURSE).value, at.selectbox(key=W_UNIT).value) == (900, 9003)
 
 
 def test_the_language_offered_can_be_changed_before_the_deck_is_added(library: Path) -> None:
-    at = open_library(in_app=True, course=None)
+    at = AppTest.from_file(str(ROOT / "pages" / "library.py"), default_timeout=120)
+    at.run()
     at.file_uploader(key="up_deck_0").upload("trees.pdf", GERMAN.read_bytes(), "application/pdf").run()
     next(s for s in at.selectbox if s.key and s.key.startswith("up_lang_0_")).select("en").run()
     next(t for t in at.text_input if t.key and t.key.startswith("up_name_0_")).set_value("Trees").run()
@@ -203,7 +208,8 @@ def test_choosing_only_a_transcript_says_that_a_new_unit_needs_its_deck_and_wher
 
 
 def test_a_transcript_uploaded_with_the_same_deck_is_said_as_added(library: Path) -> None:
-    at = open_library(in_app=True, course=None)
+    at = AppTest.from_file(str(ROOT / "pages" / "library.py"), default_timeout=120)
+    at.run()
     at.file_uploader(key="up_deck_0").upload("hash_tables.pdf", (SAMPLE_COURSE / "decks" / "hash_tables.pdf")
                                              .read_bytes(), "application/pdf").run()
     at.file_uploader(key="up_tr_0").upload("talk.vtt", TALK, "text/vtt").run()
