@@ -128,8 +128,9 @@ def suggestion(deck: Any) -> UnitSuggestion:
     return found
 
 
-def unit_fields(deck: Any, generation: int) -> tuple[str, str, str]:
-    """Unit name, lecture and language: offered from the chosen deck, editable before it is added."""
+def unit_fields(deck: Any, generation: int) -> tuple[str, str, str, Any]:
+    """Unit name, lecture and language: offered from the chosen deck, editable before it is added; and where
+    the chosen deck's problem is said at once (None: it has none), which "Add to library" says again."""
     offer = suggestion(deck) if deck is not None else None
     cols = st.columns([3, 3, 2])
     if offer is None or offer.problem is not None:
@@ -138,12 +139,13 @@ def unit_fields(deck: Any, generation: int) -> tuple[str, str, str]:
         cols[2].selectbox("Language", ["read from the deck"], disabled=True, key=f"up_lang_{generation}")
         if offer is None or offer.problem is None:
             st.caption("Choose a PDF: its title and the language of its text fill in the unit's name and language.")
-            return "", "", ""
-        st.error(md_escape(offer.problem))  # said when the file is chosen, not only once it is added
+            return "", "", "", None
+        problem = st.empty()
+        problem.error(md_escape(offer.problem))  # said when the file is chosen, not only once it is added
         if deck is not None and display_name(deck.name).lower().endswith(TRANSCRIPT_SUFFIXES):
             st.caption("A transcript goes under “Transcript” below, or into a unit already in the library with "
                        "“Add a transcript” in its tab.")
-        return "", "", ""
+        return offer.name, offer.lecture_name, offer.language, problem  # adding says what is wrong with the file
     suffix = f"{generation}_{deck.file_id}"  # another file chosen: fresh fields with its own offer
     name = cols[0].text_input("Unit name", value=offer.name, key=f"up_name_{suffix}", max_chars=MAX_NAME_CHARS)
     lecture = cols[1].text_input("Lecture", value=offer.lecture_name, key=f"up_lecture_{suffix}",
@@ -159,7 +161,7 @@ def unit_fields(deck: Any, generation: int) -> tuple[str, str, str]:
     st.caption(f"Read from the deck: {read}, {told}."
                + (f" It replaces the deck of unit {offer.existing}, whose name, lecture and language are offered."
                   if offer.existing is not None else ""))
-    return name, lecture, language
+    return name, lecture, language, None
 
 
 def upload_form() -> None:
@@ -168,7 +170,7 @@ def upload_form() -> None:
     # no st.form: the unit's name and language are offered from the chosen deck before it is added
     with st.container(border=True, key="upload_form"):
         deck = st.file_uploader("Deck (PDF)", type=None, key=f"up_deck_{generation}", max_upload_size=limit)
-        name, lecture, language = unit_fields(deck, generation)
+        name, lecture, language, problem = unit_fields(deck, generation)
         transcript = st.file_uploader("Transcript (WebVTT or SubRip, optional)", type=None,
                                       key=f"up_tr_{generation}", max_upload_size=limit)
         faqs = st.file_uploader("FAQs (YAML, optional)", type=None, key=f"up_faq_{generation}",
@@ -180,6 +182,8 @@ def upload_form() -> None:
     if deck is None:
         st.warning(missing_deck(transcript is not None, faqs is not None))
         return
+    if problem is not None:
+        problem.empty()  # adding says it again, with what stays chosen
     names = {"the deck": deck.name, **({"the transcript": transcript.name} if transcript else {}),
              **({"the FAQ file": faqs.name} if faqs else {})}
     bar = st.progress(0.0, text="Checking the upload…")

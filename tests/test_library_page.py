@@ -277,3 +277,8 @@ def test_a_chosen_deck_that_is_not_a_pdf_is_said_at_once(library: Path) -> None:
         "A transcript goes under “Transcript” below, or into a unit already in the library with “Add a "
         "transcript” in its tab."]
     assert all(t.disabled for t in at.text_input if t.key and t.key.startswith("up_"))
+    # "Add to library" says it once more, with what to do, and only once
+    at.button(key="up_go_0").click().run()
+    assert not at.exception, at.exception
+    assert [e.value.replace("\\", "") for e in at.error] == ["lecture3.srt: a deck must be .pdf, got .srt"]
+    assert not (library / "decks" / "9003_lecture3.pdf").exists()
