@@ -1,4 +1,5 @@
-"""Library: courses, units, decks page by page, transcripts, FAQs; upload a deck of your own, edit its name."""
+"""Library: courses, units, decks page by page, transcripts, FAQs; upload a deck of your own, edit its name, add,
+replace or remove its transcript."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import io
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import streamlit as st
 from PIL import Image, ImageDraw, ImageFont, ImageOps
@@ -16,29 +17,36 @@ from citation_core.errors import CitationStudioError
 from citation_core.material.deck import load_deck
 from citation_core.material.library import UnitMaterial, decks_to_read
 from citation_core.material.ocr import ocr_unavailable
+from citation_core.material.upload_messages import transcript_message, upload_message
 from citation_core.material.uploads import (
     MAX_NAME_CHARS,
+    TRANSCRIPT_SUFFIXES,
     UPLOAD_LECTURE_NAME,
     UnitSuggestion,
     Upload,
-    UploadResult,
     add_upload,
     display_name,
+    remove_transcript,
+    set_transcript,
     suggest_unit,
     update_unit,
 )
 from citation_core.pipeline.languages import LANGUAGES
+from citation_core.text.languages import language_label
 from studio import cached
-from studio.keys import OPEN_UNIT, W_LIBRARY_COURSE
+from studio.keys import LIBRARY_SAID, LIBRARY_TO_ASK, OPEN_UNIT, W_LIBRARY_COURSE
+from studio.open_in_ask import open_in_ask
 from studio.services import course_roots
 from studio.text import md_escape, plural, short_title
 from studio.widgets import slide_image
 
 THUMBNAILS_PER_VIEW = 24  # a deck of thousands of pages shows them in ranges of this many
 
+ss = st.session_state
+if ss.pop(LIBRARY_TO_ASK, False):  # "Ask about …" was pressed under a change's message
+    st.switch_page("pages/ask.py")  # the Ask page opens the unit (``done`` moved its view there)
 st.title("Library")
 settings = cached.settings()
-ss = st.session_state
 
 
 def reading_progress(bar: Any, what: str) -> Any:
@@ -66,24 +74,35 @@ def read_pending_decks() -> None:
                 bar.empty()
 
 
-def upload_message(res: UploadResult) -> str:
-    """What an upload did, naming the course and lecture the unit went into."""
-    name = md_escape(res.unit_name)
-    place = f"the course “{md_escape(res.course_name)}”, lecture “{md_escape(res.lecture_name)}”"
-    where = (f"unit {res.unit_id}, {res.pages} pages, language {md_escape(language_label(res.language))}, "
-             f"attachment version {res.attachment_version}")
-    if not res.replaced:
-        return f"Added “{name}” to {place} ({where})."
-    if res.stales_answers:
-        return f"Replaced “{name}” in {place} ({where}). Answers stored for an older version now show as stale."
-    return (f"“{name}” in {place} is unchanged: the deck is the same file as the stored one, so its version "
-            f"stays ({where}).")
+class Said(NamedTuple):
+    """What a change to a unit did, shown once after the rerun it asks for."""
+
+    warned: bool
+    text: str  # Markdown, escaped
+    tab: int | None  # shown in this unit's tab; None: in the upload form
+    unit_name: str
 
 
-def language_label(code: str) -> str:
-    """``German (de)`` for a supported code; any other code as it is."""
-    known = LANGUAGES.get(code.replace("_", "-").split("-")[0].lower())
-    return f"{known.name} ({code})" if known is not None else code
+def done(message: str, warnings: tuple[str, ...], course_id: int, unit_id: int, unit_name: str, *,
+         in_tab: bool) -> None:
+    """After a change to a unit: its message (and warnings) to show once, its tab open here, and the Ask page
+    opening it too."""
+    text = md_escape(message) + "".join(f"\n\n⚠ {md_escape(w)}" for w in warnings)
+    ss[LIBRARY_SAID] = Said(bool(warnings), text, unit_id if in_tab else None, unit_name)
+    ss[OPEN_UNIT] = (course_id, unit_id)
+    open_in_ask(ss, cached.courses(), cached.store(), course_id, unit_id)
+
+
+def show_said(tab: int | None) -> None:
+    """The message of the change that reran the page where it was made (the upload form: None, or a unit's
+    tab), and a link to the Ask page, which now opens the unit."""
+    said = ss.get(LIBRARY_SAID)
+    if said is None or said.tab != tab:
+        return
+    del ss[LIBRARY_SAID]
+    (st.warning if said.warned else st.success)(said.text)
+    st.button(f"Ask about “{md_escape(said.unit_name)}”", key="ask_about", icon=":material/forum:",
+              help="Opens the Ask page on this unit", on_click=lambda: ss.update({LIBRARY_TO_ASK: True}))
 
 
 def bad_file_hint(message: str, chosen: dict[str, str]) -> str:
@@ -109,16 +128,24 @@ def suggestion(deck: Any) -> UnitSuggestion:
     return found
 
 
-def unit_fields(deck: Any, generation: int) -> tuple[str, str, str]:
-    """Unit name, lecture and language: offered from the chosen deck, editable before it is added."""
+def unit_fields(deck: Any, generation: int) -> tuple[str, str, str, Any]:
+    """Unit name, lecture and language: offered from the chosen deck, editable before it is added; and where
+    the chosen deck's problem is said at once (None: it has none), which "Add to library" says again."""
+    offer = suggestion(deck) if deck is not None else None
     cols = st.columns([3, 3, 2])
-    if deck is None:
+    if offer is None or offer.problem is not None:
         cols[0].text_input("Unit name", placeholder="from the PDF's title", disabled=True, key=f"up_name_{generation}")
         cols[1].text_input("Lecture", placeholder=UPLOAD_LECTURE_NAME, disabled=True, key=f"up_lecture_{generation}")
         cols[2].selectbox("Language", ["read from the deck"], disabled=True, key=f"up_lang_{generation}")
-        st.caption("Choose a PDF: its title and the language of its text fill in the unit's name and language.")
-        return "", "", ""
-    offer = suggestion(deck)
+        if offer is None or offer.problem is None:
+            st.caption("Choose a PDF: its title and the language of its text fill in the unit's name and language.")
+            return "", "", "", None
+        problem = st.empty()
+        problem.error(md_escape(offer.problem))  # said when the file is chosen, not only once it is added
+        if deck is not None and display_name(deck.name).lower().endswith(TRANSCRIPT_SUFFIXES):
+            st.caption("A transcript goes under “Transcript” below, or into a unit already in the library with "
+                       "“Add a transcript” in its tab.")
+        return offer.name, offer.lecture_name, offer.language, problem  # adding says what is wrong with the file
     suffix = f"{generation}_{deck.file_id}"  # another file chosen: fresh fields with its own offer
     name = cols[0].text_input("Unit name", value=offer.name, key=f"up_name_{suffix}", max_chars=MAX_NAME_CHARS)
     lecture = cols[1].text_input("Lecture", value=offer.lecture_name, key=f"up_lecture_{suffix}",
@@ -134,7 +161,7 @@ def unit_fields(deck: Any, generation: int) -> tuple[str, str, str]:
     st.caption(f"Read from the deck: {read}, {told}."
                + (f" It replaces the deck of unit {offer.existing}, whose name, lecture and language are offered."
                   if offer.existing is not None else ""))
-    return name, lecture, language
+    return name, lecture, language, None
 
 
 def upload_form() -> None:
@@ -143,21 +170,20 @@ def upload_form() -> None:
     # no st.form: the unit's name and language are offered from the chosen deck before it is added
     with st.container(border=True, key="upload_form"):
         deck = st.file_uploader("Deck (PDF)", type=None, key=f"up_deck_{generation}", max_upload_size=limit)
-        name, lecture, language = unit_fields(deck, generation)
+        name, lecture, language, problem = unit_fields(deck, generation)
         transcript = st.file_uploader("Transcript (WebVTT or SubRip, optional)", type=None,
                                       key=f"up_tr_{generation}", max_upload_size=limit)
         faqs = st.file_uploader("FAQs (YAML, optional)", type=None, key=f"up_faq_{generation}",
                                 max_upload_size=limit)
         go = st.button("Add to library", type="primary", key=f"up_go_{generation}")
     if not go:
-        if "upload_result" in ss:  # the message of the upload that cleared the form
-            kind, text = ss.pop("upload_result")
-            (st.success if kind == "success" else st.warning)(text)
+        show_said(None)  # the message of the upload that cleared the form
         return
     if deck is None:
-        chosen = [w for w, f in (("a transcript", transcript), ("an FAQ file", faqs)) if f is not None]
-        st.warning("Choose a PDF first." + (f" ({' and '.join(chosen).capitalize()} stay chosen.)" if chosen else ""))
+        st.warning(missing_deck(transcript is not None, faqs is not None))
         return
+    if problem is not None:
+        problem.empty()  # adding says it again, with what stays chosen
     names = {"the deck": deck.name, **({"the transcript": transcript.name} if transcript else {}),
              **({"the FAQ file": faqs.name} if faqs else {})}
     bar = st.progress(0.0, text="Checking the upload…")
@@ -179,11 +205,54 @@ def upload_form() -> None:
         st.caption("The files stay chosen: press “Add to library” again once the folder can be written.")
     else:
         bar.empty()
-        text = upload_message(res) + "".join(f"\n\n⚠ {md_escape(w)}" for w in res.warnings)
-        ss["upload_result"] = ("success" if not res.warnings else "warning", text)
+        done(upload_message(res), res.warnings, res.course_id, res.unit_id, res.unit_name, in_tab=False)
         ss["upload_generation"] = generation + 1
-        ss[OPEN_UNIT] = (res.course_id, res.unit_id)  # the Library shows the unit it went into
         st.rerun()
+
+
+def missing_deck(transcript: bool, faqs: bool) -> str:
+    """"Add to library" without a PDF: a new unit needs its deck; what stays chosen, and where a transcript
+    goes on its own."""
+    kept = [what for what, chosen in (("the transcript", transcript), ("the FAQ file", faqs)) if chosen]
+    text = "Choose a PDF first: a new unit needs its deck."
+    if kept:
+        text += f" {' and '.join(kept).capitalize()} {'stays' if len(kept) == 1 else 'stay'} chosen."
+    if transcript:
+        text += " To add a transcript to a unit already in the library, use “Add a transcript” in that unit's tab."
+    return text
+
+
+def transcript_form(um: UnitMaterial, course_id: int) -> None:
+    """Add, replace or remove the unit's transcript on its own; the deck stays as it is."""
+    u, has = um.unit, um.transcript is not None
+    generation = ss.setdefault("transcript_generation", 0)  # a new generation clears the chosen file
+    limit = settings.max_upload_mb
+    with st.expander("Replace or remove the transcript" if has else "Add a transcript"):
+        chosen = st.file_uploader("Transcript (WebVTT or SubRip)", type=None, key=f"tr_file_{u.id}_{generation}",
+                                  max_upload_size=limit,
+                                  help="Its language is read from its text and compared with the deck's.")
+        cols = st.columns(2 if has else 1)
+        go = cols[0].button("Replace transcript" if has else "Add transcript", key=f"tr_go_{u.id}",
+                            type="primary", disabled=chosen is None)
+        remove = has and cols[1].button("Remove transcript", key=f"tr_remove_{u.id}",
+                                        help="The deck stays; only the transcript is removed.")
+        if not (go or remove):
+            return
+        try:
+            if chosen is not None and go:
+                res = set_transcript(settings.library_dir, u.id, Upload(chosen.name, chosen.getvalue()),
+                                     max_bytes=limit * 1_000_000)
+            else:
+                res = remove_transcript(settings.library_dir, u.id)
+        except CitationStudioError as exc:
+            st.error(md_escape(exc))
+            return
+        except OSError as exc:  # the library folder cannot be written (permissions, a full disk)
+            st.error(md_escape(f"The transcript could not be stored: {exc.strerror or exc}"))
+            return
+    done(transcript_message(res), res.warnings, course_id, u.id, res.unit_name, in_tab=True)
+    ss["transcript_generation"] = generation + 1
+    st.rerun()
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -291,8 +360,14 @@ for tab, um in zip(unit_tabs, every.values(), strict=False):
                     f"video {u.versions.video}")
         if not um.released:
             st.info(withheld_note(um))
+        show_said(u.id)
         if editable:
             metadata_form(um, settings.library_dir, material.course.id)
+            transcript_form(um, material.course.id)
+        if um.transcript is not None:  # above the deck's pages, which may run long
+            with st.expander(f"Transcript `{um.transcript.path.name}` · {plural(len(um.transcript.cues), 'cue')}"):
+                st.dataframe([{"start": c.start, "end": c.end, "text": c.text} for c in um.transcript.cues],
+                             hide_index=True)
         if um.deck is not None:
             hidden = sorted(u.hidden_pages)
             st.markdown(f"Deck {md_escape(um.deck.path.name)} · {len(um.deck.pages)} pages"
@@ -319,10 +394,6 @@ for tab, um in zip(unit_tabs, every.values(), strict=False):
                         # a title cut short shows whole in the tooltip
                         st.caption(page_caption(um, p.page_number),
                                    help=md_escape(title) if short_title(title) != title else None)
-        if um.transcript is not None:
-            with st.expander(f"Transcript `{um.transcript.path.name}` · {len(um.transcript.cues)} cues"):
-                st.dataframe([{"start": c.start, "end": c.end, "text": c.text} for c in um.transcript.cues],
-                             hide_index=True)
 with unit_tabs[-1]:
     st.dataframe([{"id": f.id, "question": f.question, "answer": f.answer} for f in material.faqs],
                  hide_index=True)

@@ -45,7 +45,7 @@ def _where(citation: Mapping[str, Any], material: CourseMaterial | None) -> str:
         return f"{name[0].upper()}{name[1:]}{unit}"
     if isinstance(start, int):
         span = f"{clock(start)}–{clock(end)}" if isinstance(end, int) and end > start else clock(start)
-        return f"Video {span}{unit}"
+        return f"{(um.timed_source if um else 'video').capitalize()} {span}{unit}"
     return f"Source{unit}"
 
 

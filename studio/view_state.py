@@ -333,6 +333,22 @@ def open_conversation(state: ViewState, catalog: Catalog, conversation_id: int, 
                    language=place.language or state.language)
 
 
+def open_unit(state: ViewState | None, catalog: Catalog, course_id: int, unit_id: int,
+              latest: tuple[int, Place] | None = None) -> ViewState:
+    """The unit an upload in the Library went into, opened at its start with its own ``latest`` conversation
+    (its id and where it was asked; None: none) in the language that was asked in. The unit already open stays
+    as it is (its page and conversation); a unit the catalog does not offer changes nothing. Without a state
+    (the Ask page not opened yet), from the first unit of the first course."""
+    base = state if state is not None else initial(catalog)
+    course = catalog.course(course_id)
+    unit = course.unit(unit_id) if course is not None else None
+    if course is None or unit is None or (base.course_id, base.unit_id) == (course_id, unit_id):
+        return base
+    conversation, place = latest if latest is not None else (None, None)
+    opened = _at_unit(base, course, unit, conversation_id=conversation, notice=None)
+    return replace(opened, language=place.language) if place is not None and place.language else opened
+
+
 def _unit_label(unit: UnitInfo) -> str:
     return f"“{unit.name}”"
 

@@ -128,6 +128,27 @@ Merge sort splits the list
 and merges the sorted halves.
 """
 
+# a short German lecture transcript about hash tables (written for these tests)
+GERMAN_VTT = """WEBVTT
+
+1
+00:00:00.000 --> 00:00:06.000
+Heute geht es um Hashtabellen und darum, wie ein Schlüssel seinen Platz in der Tabelle findet.
+
+2
+00:00:06.000 --> 00:00:13.000
+Die Hashfunktion berechnet aus dem Schlüssel eine Zahl, und diese Zahl ist der Index des Eimers.
+
+3
+00:00:13.000 --> 00:00:21.000
+Wenn zwei Schlüssel im selben Eimer landen, sprechen wir von einer Kollision; bei der Verkettung hängen wir
+beide an eine Liste.
+
+4
+00:00:21.000 --> 00:00:28.000
+Ist die Tabelle zu voll, wird sie vergrößert und jeder Schlüssel wird neu eingeordnet.
+"""
+
 
 def make_course(root: Path, **unit_fields: Any) -> Path:
     """A one-lecture course with a 3-page deck, a VTT transcript, a video file and FAQs.

@@ -129,10 +129,15 @@ def test_a_reupload_is_offered_its_units_own_name_lecture_and_language(tmp_path:
         "Trees", "Week 3", "en", "de", res.unit_id)
 
 
-def test_a_file_that_is_no_pdf_is_offered_its_file_name_and_refused_only_when_added(tmp_path: Path) -> None:
+def test_a_file_that_is_no_pdf_is_said_at_once_and_offered_its_file_name(tmp_path: Path) -> None:
     offer = suggest_unit(tmp_path, Upload("notes_week_2.pdf", b"not a pdf at all"))
     assert (offer.name, offer.language, offer.detected, offer.title) == ("notes week 2", "en", None, None)
-    assert suggest_unit(tmp_path, Upload("empty.pdf", b"")).name == "empty"
+    # what adding it would say, said when it is chosen (one line naming the file as it was uploaded)
+    assert offer.problem == "notes_week_2.pdf: not a PDF file (no %PDF header)"
+    assert suggest_unit(tmp_path, Upload("empty.pdf", b"")).problem == "empty.pdf: the file is empty"
+    srt = suggest_unit(tmp_path, Upload("lecture 3.srt", b"1\n00:00:01,000 --> 00:00:02,000\nHello\n"))
+    assert (srt.name, srt.problem) == ("lecture 3", "lecture 3.srt: a deck must be .pdf, got .srt")
+    assert suggest_unit(tmp_path, Upload("folien.pdf", GERMAN.read_bytes())).problem is None
 
 
 def test_pdf_titles_are_cleaned_or_left_out(tmp_path: Path) -> None:

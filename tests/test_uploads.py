@@ -90,5 +90,6 @@ def test_a_transcript_in_another_language_than_its_deck_is_said_on_upload(tmp_pa
     added = add_upload(tmp_path / "library", Upload("merge.pdf", deck.read_bytes()),
                        transcript=Upload("vorlesung.vtt", german.encode("utf-8")))
     said = [w for w in added.warnings if "vorlesung.vtt" in w]
-    assert said == ["vorlesung.vtt: the transcript is in de, the deck merge.pdf in en: answers quote each in its "
-                    "own language"]
+    assert said == ["vorlesung.vtt: the transcript is in German, the deck merge.pdf in English: answers quote each "
+                    "in its own language"]
+    assert added.transcript is not None and added.transcript.language == "de"  # read and kept for the message

@@ -345,3 +345,23 @@ def test_a_transcript_chip_of_a_unit_without_a_video_opens_its_transcript_at_the
     bare = Catalog((CourseInfo(900, "My uploads", (UnitInfo(9001, "Deck one", pages=5),)),))
     gone = vs.apply_click(vs.initial(bare), bare, click(kind="video", unitId="9001", start=75, end=92))
     assert gone.notice is not None and "video" in gone.notice.text
+
+
+def test_an_upload_opens_its_unit_in_ask_and_the_unit_already_open_stays_where_it_is() -> None:
+    asked = vs.select_page(vs.conversation_started(start(), 7), CATALOG, 5)  # reading Merge Sort, page 5
+    opened = vs.open_unit(asked, CATALOG, 900, 9003)
+    assert (opened.course_id, opened.unit_id, opened.page, opened.conversation_id) == (900, 9003, 1, None)
+    assert opened.language == asked.language and opened.notice is None
+    # the unit's own latest conversation opens with it, in the language it was asked in
+    back = vs.open_unit(asked, CATALOG, 900, 9003, (12, Place(900, 9003, page=4, language="de")))
+    assert (back.unit_id, back.conversation_id, back.language) == (9003, 12, "de")
+    # the first unit of a course, too (a course change alone would close its conversation)
+    first = vs.open_unit(asked, CATALOG, 900, 9001, (13, Place(900, 9001)))
+    assert (first.course_id, first.unit_id, first.conversation_id) == (900, 9001, 13)
+    # a re-upload into the unit already open: its page and conversation stay
+    assert vs.open_unit(asked, CATALOG, 1, 101) is asked
+    # Ask not opened yet in this session: from the first course
+    fresh = vs.open_unit(None, CATALOG, 900, 9003)
+    assert (fresh.course_id, fresh.unit_id, fresh.mode) == (900, 9003, "slides")
+    # a unit the Ask page does not offer (not released): nothing changes
+    assert vs.open_unit(asked, CATALOG, 900, 9999) is asked

@@ -9,6 +9,8 @@ from ..errors import MarkerError
 from ..material.library import CourseMaterial
 from ..text import clock
 
+_TIMED_ICON = {"video": "🎬", "transcript": "📝"}  # a cited second: in the video, or in a transcript without one
+
 
 @dataclass(frozen=True, order=True)
 class SourceLine:
@@ -20,7 +22,8 @@ class SourceLine:
 def source_lines(answer: str, material: CourseMaterial) -> list[str]:
     """One line per cited source, de-duplicated, sorted by document then position; printed numbers, or for a slide
     that prints none its place in the deck ("page 12 of 20"). A time span is shown only for a unit with a video or
-    transcript (else the line names the unit alone)."""
+    transcript (else the line names the unit alone), named "transcript" for a unit with a transcript but no video,
+    as its chips name it."""
     lines: dict[str, SourceLine] = {}
     for m in parse(answer, "stored"):
         try:
@@ -50,7 +53,7 @@ def source_lines(answer: str, material: CourseMaterial) -> list[str]:
             order = (int(printed) if printed.isdigit() else ref.page, 0.0)
         elif ref.start is not None and (um.unit.video is not None or um.transcript is not None):
             span = clock(ref.start) + (f"–{clock(ref.end)}" if ref.end is not None else "")
-            text = f"🎬 {doc} (video {span})"
+            text = f"{_TIMED_ICON[um.timed_source]} {doc} ({um.timed_source} {span})"
             order = (10**6, float(ref.start))
         else:
             text, order = f"📄 {doc}", (0, 0.0)

@@ -49,6 +49,12 @@ class UnitMaterial:
     def released(self) -> bool:
         return self.withheld is None
 
+    @property
+    def timed_source(self) -> str:
+        """What a cited second of the unit is in, as every list names it: "transcript" for a unit with a
+        transcript but no video (its chips say "Transcript · 1:15–1:32"), else "video"."""
+        return "transcript" if self.unit.video is None and self.transcript is not None else "video"
+
     def is_hidden(self, page_number: int) -> bool:
         """Whether the instructor hid this page (``hidden_pages`` in course.yml)."""
         return page_number in self.unit.hidden_pages

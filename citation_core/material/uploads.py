@@ -7,7 +7,10 @@ LMS compares attachment checksums) does the unit's attachment version go up, so 
 earlier become stale. The same holds for a transcript and the video version. A unit's name, lecture
 and language are given with the upload (:func:`suggest_unit` reads what to offer from the deck: its title
 and the language of its text) and can be changed afterwards (:func:`update_unit`) without touching its
-versions.
+versions. A unit's transcript can be added, replaced (:func:`set_transcript`) or removed
+(:func:`remove_transcript`) on its own; its deck stays as it is.
+
+This module is the one place that changes the stored library; ``upload_messages`` words what each change did.
 """
 
 from __future__ import annotations
@@ -23,16 +26,16 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import yaml
 
 from ..errors import MaterialError
-from ..text.languages import detect_text_language
+from ..text.languages import LANGUAGES, detect_text_language, language_name
 from ..yaml_file import read_yaml
 from .course import LANGUAGE_CODE, MANIFEST_NAME, load_course, load_faqs
 from .deck import Progress, load_deck
-from .models import Deck, LectureUnit, Transcript
+from .models import Course, Deck, LectureUnit, Transcript
 from .pdf_errors import PDF_ERRORS
 from .transcript import load_transcript
 
@@ -42,6 +45,7 @@ UPLOAD_LECTURE_NAME = "Uploaded decks"
 FIRST_UNIT_ID = 9001
 MAX_NAME_CHARS = 200  # unit and lecture names set in the Library
 _SHOWN_NAME = 80  # characters of an uploaded file name shown in messages and unit names
+TRANSCRIPT_SUFFIXES = (".vtt", ".srt")
 
 _T = TypeVar("_T")
 
@@ -50,6 +54,39 @@ _T = TypeVar("_T")
 class Upload:
     name: str
     data: bytes
+
+
+TranscriptAction = Literal["added", "replaced", "unchanged", "removed"]
+
+
+@dataclass(frozen=True)
+class TranscriptChange:
+    """What an upload or a removal did to a unit's transcript."""
+
+    action: TranscriptAction
+    name: str  # the transcript's file name as shown: the uploaded one, or for a removal the stored one
+    cues: int  # cues of the transcript the unit has now (0 after a removal)
+    language: str | None  # the language of its spoken text; None: too little text to tell (or removed)
+
+
+@dataclass(frozen=True)
+class TranscriptResult:
+    """A unit after its transcript alone was added, replaced or removed (its deck untouched)."""
+
+    unit_id: int
+    unit_name: str
+    unit_language: str  # the language the unit gives its deck
+    video_version: int
+    change: TranscriptChange
+    warnings: tuple[str, ...]
+    course_id: int = LIBRARY_COURSE_ID
+    course_name: str = ""
+    lecture_name: str = ""
+
+    @property
+    def stales_answers(self) -> bool:
+        """Whether answers stored earlier that cite the transcript now show as stale (the video version went up)."""
+        return self.change.action in ("replaced", "removed")
 
 
 @dataclass(frozen=True)
@@ -67,6 +104,7 @@ class UploadResult:
     lecture_name: str = ""
     language: str = "en"
     course_id: int = LIBRARY_COURSE_ID
+    transcript: TranscriptChange | None = None  # what happened to the transcript uploaded with the deck
 
     @property
     def stales_answers(self) -> bool:
@@ -231,6 +269,7 @@ class UnitSuggestion:
     detected: str | None  # the language read from the deck's text; None: too little text, or unreadable
     title: str | None  # the PDF's own title (its metadata), cleaned
     existing: int | None = None  # the unit a deck of this file name is already in (a re-upload)
+    problem: str | None = None  # why adding it would be refused (one line naming the file); None: it reads
 
 
 _TITLE_JUNK = re.compile(r"^(?:microsoft (?:powerpoint|word)|powerpoint|keynote)\s*-\s*", re.IGNORECASE)
@@ -272,10 +311,20 @@ def transcript_language(transcript: Transcript) -> str | None:
     return detect_text_language(" ".join(cue.text for cue in transcript.cues[:2000]))
 
 
-def languages_differ(deck_lang: str | None, transcript: Transcript) -> tuple[str, str] | None:
-    """(the deck's language, the transcript's) where both can be told and they differ."""
-    spoken = transcript_language(transcript)
-    return (deck_lang, spoken) if deck_lang and spoken and deck_lang != spoken else None
+def languages_differ(deck_lang: str | None, spoken: str | None) -> tuple[str, str] | None:
+    """(the deck's language, the transcript's) where both are known and differ; a regional code such as
+    "de-CH" counts as its language, and a code that is not one of the LANGUAGES is never said to differ."""
+    base = (deck_lang or "").strip().lower().replace("_", "-").split("-")[0]
+    return (base, spoken) if base in LANGUAGES and spoken and base != spoken else None
+
+
+def _mismatch_warning(transcript_name: str, spoken: str | None, deck_lang: str | None, deck: str) -> list[str]:
+    """The warning that ``deck`` (its words: "the deck x.pdf") is in another language than the transcript."""
+    differ = languages_differ(deck_lang, spoken)
+    if differ is None:
+        return []
+    return [f"{display_name(transcript_name)}: the transcript is in {language_name(differ[1])}, {deck} in "
+            f"{language_name(differ[0])}: answers quote each in its own language"]
 
 
 def _default_name(deck_name: str) -> str:
@@ -292,9 +341,11 @@ def suggest_unit(root: Path, deck: Upload, max_bytes: int = 50_000_000) -> UnitS
     "Uploaded decks"; the language is the one read from the deck's text (``deck_language``), or the
     library's. The deck's text is read without its page images (the printed numbers are read when it is
     added; the text is kept, so it is not read twice). Never raises: a file that :func:`add_upload` would
-    refuse gets the file name and the library's language, and the refusal shows when it is added.
+    refuse (not a PDF, empty, too large, unreadable) gets the file name, the library's language and the
+    refusal as ``problem``, so that it is said when the file is chosen.
     """
     course_language = "en"
+    detected, problem = _read_language(deck, max_bytes)
     try:
         data = _manifest(root) if (root / MANIFEST_NAME).is_file() else None
         if data is not None:
@@ -307,13 +358,12 @@ def suggest_unit(root: Path, deck: Upload, max_bytes: int = 50_000_000) -> UnitS
                     return UnitSuggestion(str(unit.get("name") or _default_name(deck.name)),
                                           str(lecture.get("name") or UPLOAD_LECTURE_NAME),
                                           str(unit.get("language") or course_language),
-                                          _read_language(deck, max_bytes), deck_title(deck.data), _int_or_none(unit))
+                                          detected, deck_title(deck.data), _int_or_none(unit), problem)
     except MaterialError:
         pass  # an unreadable manifest: adding the deck says so
-    title = deck_title(deck.data)
-    detected = _read_language(deck, max_bytes)
+    title = deck_title(deck.data) if problem is None else None
     return UnitSuggestion(title or _default_name(deck.name), UPLOAD_LECTURE_NAME, detected or course_language,
-                          detected, title)
+                          detected, title, problem=problem)
 
 
 def _int_or_none(unit: dict[str, Any]) -> int | None:
@@ -321,16 +371,19 @@ def _int_or_none(unit: dict[str, Any]) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _read_language(deck: Upload, max_bytes: int) -> str | None:
-    """The language of an uploaded deck's text, read from a scratch copy; None when it cannot be read."""
+def _read_language(deck: Upload, max_bytes: int) -> tuple[str | None, str | None]:
+    """The language of an uploaded deck's text, read from a scratch copy (None: it cannot be told), and why
+    adding the deck would be refused (None: it reads)."""
     try:
         _check(deck, (".pdf",), max_bytes, "deck")
         with tempfile.TemporaryDirectory(prefix="citation-studio-upload-") as tmp:
-            path = Path(tmp) / f"{_slug(deck.name)}.pdf"
-            path.write_bytes(deck.data)
-            return deck_language(load_deck(path, read_images=False))
-    except (MaterialError, OSError):
-        return None
+            loaded = _scratch_copy(Path(tmp), deck, f"{_slug(deck.name)}.pdf",
+                                   lambda path: load_deck(path, read_images=False))
+            return deck_language(loaded), None
+    except MaterialError as err:
+        return None, str(err)
+    except OSError:  # no scratch space: adding it says what is wrong
+        return None, None
 
 
 def _unit_fields(where: str, name: str | None, lecture_name: str | None, language: str | None) -> dict[str, str]:
@@ -385,7 +438,7 @@ def add_upload(root: Path, deck: Upload, transcript: Upload | None = None, faqs:
     """
     fields = _unit_fields("upload", name, lecture_name, language)
     _check(deck, (".pdf",), max_bytes, "deck")
-    tsuffix = _check(transcript, (".vtt", ".srt"), max_bytes, "transcript") if transcript else None
+    tsuffix = _check(transcript, TRANSCRIPT_SUFFIXES, max_bytes, "transcript") if transcript else None
     if faqs:
         _check(faqs, (".yml", ".yaml"), max_bytes, "FAQ file")
     slug = _slug(deck.name)
@@ -397,13 +450,13 @@ def add_upload(root: Path, deck: Upload, transcript: Upload | None = None, faqs:
         warnings = [_renamed(w, f"{slug}.pdf", display_name(deck.name)) for w in loaded.warnings]
         # read on first need, once: beside a transcript's language, and as a new unit's
         deck_lang = functools.cache(functools.partial(deck_language, loaded))
+        tr: Transcript | None = None
+        spoken: str | None = None
         if transcript and tsuffix:
-            tr = _scratch_copy(scratch, transcript, f"transcript{tsuffix}", load_transcript)
-            warnings.extend(_renamed(w, f"transcript{tsuffix}", display_name(transcript.name)) for w in tr.warnings)
-            differ = languages_differ(deck_lang(), tr)
-            if differ is not None:
-                warnings.append(f"{display_name(transcript.name)}: the transcript is in {differ[1]}, the deck "
-                                f"{display_name(deck.name)} in {differ[0]}: answers quote each in its own language")
+            tr = _read_transcript(scratch, transcript, tsuffix, warnings)
+            spoken = transcript_language(tr)
+            warnings.extend(_mismatch_warning(transcript.name, spoken, deck_lang(),
+                                              f"the deck {display_name(deck.name)}"))
         if faqs:
             _scratch_copy(scratch, faqs, f"faqs{_suffix(faqs.name)}", load_faqs)
 
@@ -412,7 +465,7 @@ def add_upload(root: Path, deck: Upload, transcript: Upload | None = None, faqs:
         source_name = display_name(deck.name)
         existing = _find_unit(data, lambda u: u.get("source_name") == source_name)
         replaced = existing is not None
-        deck_changed = transcript_changed = True
+        deck_changed = True
         if existing is None:
             units = [u for lec in _lectures(data) for u in lec["units"] if isinstance(u, dict)]
             unit_id = max([FIRST_UNIT_ID - 1, *[int(u["id"]) for u in units]]) + 1
@@ -430,29 +483,140 @@ def add_upload(root: Path, deck: Upload, transcript: Upload | None = None, faqs:
         unit_id = int(existing["id"])
         if deck_changed:
             _write_atomic(_inside(root, str(existing["deck"])), deck.data)
-        transcript_changed = False
-        if transcript and tsuffix:
-            rel = f"transcripts/{unit_id}_{slug}{tsuffix}"
-            old = existing.get("transcript")
-            fresh = not (old and _same_content(_inside(root, str(old)), transcript.data))
-            if old and fresh:  # a stored transcript changed: answers citing the video are stale
-                versions = existing.setdefault("versions", {"attachment": 1, "video": 1})
-                versions["video"] = int(versions.get("video", 1)) + 1
-                transcript_changed = True
-            if fresh or old != rel:
-                existing["transcript"] = rel
-                _write_atomic(_inside(root, rel), transcript.data)
+        change: TranscriptChange | None = None
+        left: Path | None = None
+        if transcript and tsuffix and tr is not None:
+            action, left = _store_transcript(root, existing, transcript, tsuffix)
+            change = TranscriptChange(action, display_name(transcript.name), len(tr.cues), spoken)
         if faqs:
             _write_atomic(_inside(root, "faqs.yml"), faqs.data)
             data["faqs"] = "faqs.yml"
         _apply_fields(data, existing, fields)
         _write_manifest(root, data)
         course = load_course(root)  # the library must stay loadable
+        _remove_left(left)
     unit = course.unit(unit_id)
     return UploadResult(unit_id, unit.name, unit.versions.attachment, unit.versions.video, replaced,
-                        len(loaded.pages), tuple(warnings), deck_changed, transcript_changed,
+                        len(loaded.pages), tuple(warnings), deck_changed,
+                        change is not None and change.action == "replaced",
                         course_name=course.name, lecture_name=unit.lecture_name, language=unit.language,
-                        course_id=course.id)
+                        course_id=course.id, transcript=change)
+
+
+def _read_transcript(scratch: Path, transcript: Upload, suffix: str, warnings: list[str]) -> Transcript:
+    """The uploaded transcript, read from a scratch copy; its own warnings (naming the upload) go to ``warnings``."""
+    loaded = _scratch_copy(scratch, transcript, f"transcript{suffix}", load_transcript)
+    warnings.extend(_renamed(w, f"transcript{suffix}", display_name(transcript.name)) for w in loaded.warnings)
+    return loaded
+
+
+def _transcript_rel(unit: dict[str, Any], suffix: str) -> str:
+    """Where a unit's transcript is stored: beside its deck's name (``transcripts/9001_hash_tables.vtt``)."""
+    deck = unit.get("deck")
+    stem = _slug(Path(str(deck)).name) if deck else str(unit.get("id"))
+    return f"transcripts/{stem}{suffix}"
+
+
+def _bump_video(unit: dict[str, Any]) -> None:
+    """The unit's video version goes up: answers citing its transcript (or video) as it was are stale."""
+    versions = unit.setdefault("versions", {"attachment": 1, "video": 1})
+    versions["video"] = int(versions.get("video", 1)) + 1
+
+
+def _store_transcript(root: Path, unit: dict[str, Any], transcript: Upload,
+                      suffix: str) -> tuple[TranscriptAction, Path | None]:
+    """Store ``transcript`` as the unit's (its manifest entry is changed, not written). A transcript with other
+    content than the stored one bumps the video version; the same bytes change nothing. Returns what happened
+    and the stored file the unit no longer uses (a .srt replaced by a .vtt), to remove once the manifest is
+    written."""
+    old = unit.get("transcript")
+    old_path = _inside(root, str(old)) if old else None
+    if old_path is not None and _same_content(old_path, transcript.data):
+        return "unchanged", None
+    if old_path is not None:
+        _bump_video(unit)
+    rel = _transcript_rel(unit, suffix)
+    path = _inside(root, rel)
+    _write_atomic(path, transcript.data)
+    unit["transcript"] = rel
+    left = old_path if old_path is not None and old_path.resolve() != path.resolve() else None
+    return ("replaced" if old_path is not None else "added"), left
+
+
+def _remove_left(path: Path | None) -> None:
+    """Remove a stored file the library no longer uses; one that is already gone is fine."""
+    if path is not None:
+        path.unlink(missing_ok=True)
+
+
+def _library_unit(root: Path, unit_id: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The stored manifest and its entry of unit ``unit_id``; MaterialError (one line naming the unit) when
+    the library has no such unit."""
+    where = f"unit {unit_id}"
+    if not (root / MANIFEST_NAME).is_file():
+        raise MaterialError(f"{where}: the library has no uploads yet")
+    data = _manifest(root)
+    unit = _find_unit(data, lambda u: u.get("id") == unit_id)
+    if unit is None:
+        raise MaterialError(f"{where}: no such unit in the library")
+    return data, unit
+
+
+def set_transcript(root: Path, unit_id: int, transcript: Upload, max_bytes: int = 50_000_000) -> TranscriptResult:
+    """Add ``transcript`` to the library's unit ``unit_id``, or replace the one it has; its deck stays as it is.
+
+    The file is checked completely (from a scratch copy) before the library changes, and the language of
+    its spoken text is read; a language other than the unit's (its deck's) is warned about. A transcript
+    with other content than the stored one bumps the unit's video version, so answers citing the old one
+    show as stale; the same file changes nothing. Raises MaterialError (one line naming the file or the
+    unit) for a bad file or a unit the library does not have.
+    """
+    suffix = _check(transcript, TRANSCRIPT_SUFFIXES, max_bytes, "transcript")
+    _library_unit(root, unit_id)  # said before the file is read
+    warnings: list[str] = []
+    with tempfile.TemporaryDirectory(dir=root, prefix=".upload-") as tmp:
+        loaded = _read_transcript(Path(tmp), transcript, suffix, warnings)
+    spoken = transcript_language(loaded)
+    with _locked(root):
+        data, unit = _library_unit(root, unit_id)
+        action, left = _store_transcript(root, unit, transcript, suffix)
+        _write_manifest(root, data)
+        course = load_course(root)  # the library must stay loadable
+        _remove_left(left)
+    stored = course.unit(unit_id)
+    warnings.extend(_mismatch_warning(transcript.name, spoken, stored.language,
+                                      f"the deck of unit {unit_id} “{stored.name}”"))
+    change = TranscriptChange(action, display_name(transcript.name), len(loaded.cues), spoken)
+    return _transcript_result(course, unit_id, change, warnings)
+
+
+def remove_transcript(root: Path, unit_id: int) -> TranscriptResult:
+    """Remove the transcript of the library's unit ``unit_id``; its deck stays as it is.
+
+    The unit's video version goes up, so answers stored earlier that cite the transcript show as stale
+    should a transcript be added again. Raises MaterialError (one line naming the unit) for a unit the
+    library does not have, or one without a transcript.
+    """
+    with _locked(root):
+        data, unit = _library_unit(root, unit_id)
+        rel = unit.get("transcript")
+        if not rel:
+            raise MaterialError(f"unit {unit_id}: it has no transcript to remove")
+        path = _inside(root, str(rel))
+        del unit["transcript"]
+        _bump_video(unit)
+        _write_manifest(root, data)
+        course = load_course(root)  # the library must stay loadable
+        _remove_left(path)
+    change = TranscriptChange("removed", display_name(path.name), 0, None)
+    return _transcript_result(course, unit_id, change, [])
+
+
+def _transcript_result(course: Course, unit_id: int, change: TranscriptChange,
+                       warnings: list[str]) -> TranscriptResult:
+    unit = course.unit(unit_id)
+    return TranscriptResult(unit.id, unit.name, unit.language, unit.versions.video, change, tuple(warnings),
+                            course_id=course.id, course_name=course.name, lecture_name=unit.lecture_name)
 
 
 def update_unit(root: Path, unit_id: int, *, name: str | None = None, lecture_name: str | None = None,
@@ -463,15 +627,9 @@ def update_unit(root: Path, unit_id: int, *, name: str | None = None, lecture_na
     lecture left without units is removed). Raises MaterialError (one line naming the field) for an
     empty or overlong name, a malformed language code or a unit the library does not have.
     """
-    where = f"unit {unit_id}"
-    changes = _unit_fields(where, name, lecture_name, language)
+    changes = _unit_fields(f"unit {unit_id}", name, lecture_name, language)
     with _locked(root):
-        if not (root / MANIFEST_NAME).is_file():
-            raise MaterialError(f"{where}: the library has no uploads yet")
-        data = _manifest(root)
-        unit = _find_unit(data, lambda u: u.get("id") == unit_id)
-        if unit is None:
-            raise MaterialError(f"{where}: no such unit in the library")
+        data, unit = _library_unit(root, unit_id)
         _apply_fields(data, unit, changes)
         _write_manifest(root, data)
         course = load_course(root)  # the library must stay loadable

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..text.languages import LANGUAGE_NAMES
+
 
 @dataclass(frozen=True)
 class Language:
@@ -12,23 +14,11 @@ class Language:
     native: str
 
 
-LANGUAGES: dict[str, Language] = {
-    lang.code: lang
-    for lang in (
-        Language("en", "English", "English"),
-        Language("de", "German", "Deutsch"),
-        Language("fr", "French", "Français"),
-        Language("es", "Spanish", "Español"),
-        Language("it", "Italian", "Italiano"),
-        Language("pt", "Portuguese", "Português"),
-        Language("nl", "Dutch", "Nederlands"),
-        Language("pl", "Polish", "Polski"),
-        Language("tr", "Turkish", "Türkçe"),
-        Language("ru", "Russian", "Русский"),
-        Language("zh", "Chinese", "中文"),
-        Language("ja", "Japanese", "日本語"),
-    )
-}
+_NATIVE = {"en": "English", "de": "Deutsch", "fr": "Français", "es": "Español", "it": "Italiano",
+           "pt": "Português", "nl": "Nederlands", "pl": "Polski", "tr": "Türkçe", "ru": "Русский", "zh": "中文",
+           "ja": "日本語"}
+LANGUAGES: dict[str, Language] = {code: Language(code, LANGUAGE_NAMES[code], native)
+                                  for code, native in _NATIVE.items()}
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,9 @@ from pathlib import Path
 from typing import Any
 
 LANGUAGES = ("en", "de", "fr", "es", "it", "pt", "nl", "pl", "tr", "ru", "zh", "ja")
+LANGUAGE_NAMES = {"en": "English", "de": "German", "fr": "French", "es": "Spanish", "it": "Italian",
+                  "pt": "Portuguese", "nl": "Dutch", "pl": "Polish", "tr": "Turkish", "ru": "Russian",
+                  "zh": "Chinese", "ja": "Japanese"}  # the English name of each of the LANGUAGES
 
 _SNOWBALL = {"en": "english", "de": "german", "fr": "french", "es": "spanish", "it": "italian",
              "pt": "portuguese", "nl": "dutch", "pl": "polish", "tr": "turkish", "ru": "russian"}
@@ -35,6 +38,18 @@ def lang_code(code: str | None) -> str:
     """A supported language code for ``code`` ("de-CH" → "de"); unknown codes give "en"."""
     key = (code or "en").strip().lower().replace("_", "-").split("-")[0]
     return key if key in LANGUAGES else "en"
+
+
+def language_name(code: str) -> str:
+    """``German`` for "de" (and "de-CH"); any code that is not one of the LANGUAGES as it is."""
+    known = LANGUAGE_NAMES.get(code.strip().lower().replace("_", "-").split("-")[0])
+    return known if known is not None else code
+
+
+def language_label(code: str) -> str:
+    """``German (de)`` for a supported code (``German (de-CH)`` for "de-CH"); any other code as it is."""
+    name = language_name(code)
+    return f"{name} ({code})" if name != code else code
 
 
 @functools.cache

@@ -430,6 +430,8 @@ test("a transcript chip of a unit without a video names the transcript and opens
   const chip = M.describe(P.parseMarker(VIDEO), units, FAQS, { quote: "The tree has log n levels." });
   assert.equal(chip.status, "current");
   assert.equal(chip.where, "Transcript · 1:15–1:32");
+  // the chip's own label (read out by a screen reader) names the transcript as its tooltip does
+  assert.equal(M.ariaLabel([chip]), "Transcript source: Recursion tree, 1:15–1:32");
   assert.equal(M.actionHint(chip), "Click to read the transcript at 1:15");
   assert.deepEqual(M.evidenceQuote(chip), { label: "In the transcript", text: "“The tree has log n levels.”" });
   assert.equal(M.clickValue(chip, "n1").kind, "video");

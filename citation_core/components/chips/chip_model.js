@@ -233,10 +233,10 @@ export function describe(marker, units, faqs, evidence) {
     if (slide.known) spoken = slidePhrase(slide);
   }
   if (kind === "video" && start === null) {
-    heading = { text: transcriptOnly(unit) ? "Transcript" : KIND_LABEL.video, title: "" };
+    heading = { text: kindLabel(kind, unit), title: "" };
   } else if (kind === "video") {
     const range = videoRange(start, end);
-    heading = { text: `${transcriptOnly(unit) ? "Transcript" : KIND_LABEL.video} · ${range}`, title: "" };
+    heading = { text: `${kindLabel(kind, unit)} · ${range}`, title: "" };
     spoken = range;
   }
   const ev = asObject(evidence);
@@ -319,6 +319,12 @@ export function evidenceQuote(item) {
   return { label: label || QUOTE_LABEL.source, text: quoted(item.quote) };
 }
 
+/** How the chip names its kind: "Slide", "Video", "FAQ", "Source", and "Transcript" for a video citation
+ *  of a unit with a transcript but no video (the Sources list and the Library say "transcript" too). */
+export function kindLabel(kind, unit) {
+  return kind === "video" && transcriptOnly(unit) ? "Transcript" : KIND_LABEL[kind];
+}
+
 /** Whether a unit has a transcript to open but no video (an uploaded deck with its transcript, say). */
 export function transcriptOnly(unit) {
   return Boolean(unit) && unit.hasVideo === false && unit.hasTranscript === true;
@@ -384,7 +390,7 @@ export function steppedIndex(index, step, count) {
 /** The chip button's aria-label: kind, keyword, position, group size, staleness or a newer copy. */
 export function ariaLabel(items) {
   const first = items[0];
-  let label = `${KIND_LABEL[first.kind]} source: ${first.keyword}`;
+  let label = `${kindLabel(first.kind, first.unit)} source: ${first.keyword}`;
   if (first.spoken) label += `, ${first.spoken}`;
   if (items.length > 1) label += `, and ${items.length - 1} more`;
   if (first.note && first.status !== "changed" && first.status !== "newer") label += `. ${first.note.text}`;
