@@ -365,7 +365,9 @@ for tab, um in zip(unit_tabs, every.values(), strict=False):
             metadata_form(um, settings.library_dir, material.course.id)
             transcript_form(um, material.course.id)
         if um.transcript is not None:  # above the deck's pages, which may run long
-            with st.expander(f"Transcript `{um.transcript.path.name}` · {plural(len(um.transcript.cues), 'cue')}"):
+            # the label is Markdown: the file's name is escaped (a name may hold an image link or emphasis)
+            with st.expander(f"Transcript {md_escape(um.transcript.path.name)} · "
+                             f"{plural(len(um.transcript.cues), 'cue')}"):
                 st.dataframe([{"start": c.start, "end": c.end, "text": c.text} for c in um.transcript.cues],
                              hide_index=True)
         if um.deck is not None:

@@ -32,6 +32,7 @@ import yaml
 
 from ..errors import MaterialError
 from ..text.languages import LANGUAGES, detect_text_language, language_name
+from ..text.names import clean_name
 from ..yaml_file import read_yaml
 from .course import LANGUAGE_CODE, MANIFEST_NAME, load_course, load_faqs
 from .deck import Progress, load_deck
@@ -392,7 +393,7 @@ def _unit_fields(where: str, name: str | None, lecture_name: str | None, languag
     for key, label, value in (("name", "name", name), ("lecture", "lecture name", lecture_name)):
         if value is None:
             continue
-        text = " ".join(value.split())
+        text = clean_name(value)  # no terminal control, bidi override or zero-width character is stored
         if not text:
             raise MaterialError(f"{where}: {label}: must not be empty")
         if len(text) > MAX_NAME_CHARS:

@@ -186,3 +186,58 @@ def test_a_lock_file_planted_as_a_link_is_not_followed(tmp_path: Path, places: t
 )
 def test_display_name(name: str, shown: str) -> None:
     assert display_name(name) == shown
+
+
+def test_names_given_in_the_library_are_stored_without_terminal_controls(tmp_path: Path) -> None:
+    """ESC, BEL, NUL, a right-to-left override and a zero-width space typed (or pasted) into a unit's name and
+    lecture are not stored: what a terminal or a page later shows cannot be steered by them."""
+    import yaml
+
+    from citation_core.material.uploads import Upload, add_upload, update_unit
+    from tests.conftest import SAMPLE_COURSE
+
+    lib = tmp_path / "library"
+    add_upload(lib, Upload("hash_tables.pdf", (SAMPLE_COURSE / "decks" / "hash_tables.pdf").read_bytes()))
+    update_unit(lib, 9001, name="Hash\x1b]0;pwned\x07ing\u202e\u200b", lecture_name="Lec\x00ture\x1b[2J 2")
+    stored = (lib / "course.yml").read_text(encoding="utf-8")
+    assert not any(c in stored for c in "\x1b\x07\x00\u202e\u200b")
+    data = yaml.safe_load(stored)
+    lecture = next(lec for lec in data["lectures"] if any(u["id"] == 9001 for u in lec["units"]))
+    unit = next(u for u in lecture["units"] if u["id"] == 9001)
+    assert (unit["name"], lecture["name"]) == ("Hash ]0;pwned ing", "Lec ture [2J 2")
+
+
+def test_a_transcript_name_with_markdown_is_shown_as_written_in_the_library(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The transcript's expander label is Markdown: a file named with an image link would make the browser fetch
+    it. The label shows the name escaped."""
+    import shutil
+
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    from studio.keys import W_LIBRARY_COURSE
+    from tests.conftest import ROOT
+    from tests.material_fixtures import make_course
+
+    root = make_course(tmp_path / "course").parent
+    name = "t![p](p.png)**b**.vtt"
+    shutil.move(root / "transcripts" / "merge_sort.vtt", root / "transcripts" / name)
+    manifest = (root / "course.yml").read_text(encoding="utf-8").replace("transcripts/merge_sort.vtt",
+                                                                         f"'transcripts/{name}'")
+    manifest = manifest.replace("id: 1\nname: Algorithms and Data Structures", "id: 77\nname: Hostile names")
+    (root / "course.yml").write_text(manifest, encoding="utf-8")
+    monkeypatch.setenv("CITATION_STUDIO_DB", str(tmp_path / "lms.sqlite3"))
+    monkeypatch.setenv("CITATION_STUDIO_LIBRARY", str(root))
+    monkeypatch.chdir(ROOT)
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    try:
+        at = AppTest.from_file(str(ROOT / "pages" / "library.py"), default_timeout=120).run()
+        at.selectbox(key=W_LIBRARY_COURSE).select("Hostile names (id 77)").run()
+        assert not at.exception, at.exception
+        labels = [e.label for e in at.expander if e.label.startswith("Transcript")]
+        assert labels == ["Transcript t\\!\\[p\\]\\(p\\.png\\)\\*\\*b\\*\\*\\.vtt · 2 cues"]
+    finally:
+        st.cache_resource.clear()
+        st.cache_data.clear()
