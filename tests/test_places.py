@@ -3,6 +3,7 @@ in a small JSON object, the pipeline reads it strictly and inserts the markers i
 
 from __future__ import annotations
 
+import json
 import shutil
 from functools import cache
 from pathlib import Path
@@ -165,7 +166,8 @@ def config_folder(mode: str, tmp: Path) -> Path:
     folder.mkdir()
     shutil.copy(ROOT / "llm_config.yml", folder)
     app = (ROOT / "application.yml").read_text(encoding="utf-8")
-    (folder / "application.yml").write_text(app.replace("\ncitation:\n", f"\ncitation:\n  placement_mode: {mode}\n"),
+    assert app.count("\n  placement_mode: iris ") == 1  # the packaged default
+    (folder / "application.yml").write_text(app.replace("\n  placement_mode: iris ", f"\n  placement_mode: {mode} "),
                                             encoding="utf-8")
     return folder
 
@@ -217,3 +219,13 @@ def test_a_configuration_folder_made_before_the_places_mode_takes_its_prompts_fr
     assert prompts.templates["placement_lecture"] == "Own template {Paragraphs} {Answer}"
     assert prompts.templates["placement_places_lecture"] == Prompts.default().templates["placement_places_lecture"]
     assert "{Sentences}" in prompts.templates["placement_places_faq"]
+
+
+def test_the_trace_shows_the_sources_as_the_places_model_was_given_them() -> None:
+    model = scripted('{"1": [1]}')
+    result = places(model).run_pass(ANSWER, SOURCES)
+    phases = {p.name: p.outputs for p in result.trace.phases}
+    shown = phases["serialize"]["sources_json"]
+    assert [e["id"] for e in json.loads(shown)] == [1, 2, 3]
+    assert shown in model.requests[0].messages[0].content
+    assert phases["place"]["raw_output"] == '{"1": [1]}' and phases["place"]["placement_mode"] == "places"

@@ -91,8 +91,9 @@ def serialize(run: PassRun) -> dict[str, Any]:
     lecture = [s for s in run.sources if not isinstance(s, FaqSource)]
     run.serialized = serialize_faqs(faqs) if run.kind == "faq" else serialize_lecture(lecture)
     run.stopped = not run.serialized.entries
-    return {"sources": len(run.sources), "entries": len(run.serialized.entries),
-            "sources_json": run.serialized.json_text}
+    shown = (places_mod.sources_json(run.serialized.entries) if run.placement_mode == "places"
+             else run.serialized.json_text)  # as the placement model is given them
+    return {"sources": len(run.sources), "entries": len(run.serialized.entries), "sources_json": shown}
 
 
 def place(run: PassRun) -> dict[str, Any]:
