@@ -38,11 +38,14 @@ from citation_core.chat.chat_pipeline import ChatPipeline
 from citation_core.chat.offline_writer import PHRASES
 from citation_core.chat.view import ViewPosition, segment_at
 from citation_core.contract import Marker, Text, segments
-from citation_core.llm.config import load_config
+from citation_core.llm.base import LlmRequest
+from citation_core.llm.config import OFFLINE_MODEL, PLACEMENT_MODES, PlacementMode, load_config
 from citation_core.material.library import CourseMaterial, load_material
 from citation_core.material.timeline import page_at
 from citation_core.pipeline import Citation, CitationPipeline
 from citation_core.sources import FaqSource, LectureSource, PageChunk, Sources, TranscriptSegment
+from citation_core.testing import ChatRequest, ScriptedModel, cooperative_handler
+from citation_core.testing.server import TASK_HEADER
 from citation_core.text import keyword_problems, summary_problems
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -258,8 +261,27 @@ def check_enrichment(report: Report, citations: Sequence[Citation], where: str) 
         used.append(c.keyword)
 
 
-def run_placement(report: Report, cases: Sequence[dict[str, Any]]) -> None:
-    pipe = CitationPipeline()
+PLACEMENT_MODELS = ("offline", "scripted")
+
+
+def placement_pipeline(mode: PlacementMode = "iris", model: str = "offline") -> CitationPipeline:
+    """The pipeline placement is measured with: the offline model, or a scripted model for placement (the
+    cooperative test LLM of ``citation_core.testing``: per sentence, the source sharing most words with it)
+    with the offline model's keywords and summaries."""
+    if model == "offline":
+        return CitationPipeline(placement_mode=mode)
+    handler = cooperative_handler()
+
+    def reply(request: LlmRequest) -> str:
+        body = {"messages": [{"role": m.role, "content": m.content} for m in request.messages]}
+        return handler(ChatRequest(body, {TASK_HEADER: request.task})).content
+
+    return CitationPipeline(ScriptedModel({"placement": reply, "placement_places": reply}), OFFLINE_MODEL,
+                            placement_mode=mode)
+
+
+def run_placement(report: Report, cases: Sequence[dict[str, Any]], pipe: CitationPipeline | None = None) -> None:
+    pipe = pipe or CitationPipeline()
     for case in cases:
         material = material_of(case["material"])
         if material is None:
@@ -367,6 +389,22 @@ def evaluate_cross_language(split: str = "dev") -> Report:
     return report
 
 
+def compare_modes(split: str = "dev") -> str:
+    """Placement of the evaluation's answers (same-language and cross-language cases) in both placement modes,
+    by the offline model and by the scripted one: a Markdown table."""
+    cases = load_eval("placement", split) + load_eval("cross_language_placement", split)
+    lines = ["| placement model | mode | sentences (with gold) | precision | recall | lead chip is gold |",
+             "|---|---|---:|---:|---:|---:|"]
+    for model in PLACEMENT_MODELS:
+        for mode in PLACEMENT_MODES:
+            report = Report()
+            run_placement(report, cases, placement_pipeline(mode, model))
+            labelled = sum(bool(s.gold) for s in report.sentences)
+            lines.append(f"| {model} | {mode} | {len(report.sentences)} ({labelled}) | {report.precision():.3f} | "
+                         f"{report.recall():.3f} | {report.lead():.3f} |")
+    return "\n".join(lines)
+
+
 def table(report: Report) -> str:
     labelled = [s for s in report.sentences if s.gold]
     n_para, r_para = report.by_style("paraphrase")
@@ -432,7 +470,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--details", action="store_true", help="list every miss and violation")
     parser.add_argument("--split", default="dev", choices=["dev", "test", "all"],
                         help="dev: what the heuristics were tuned on; test: held out")
+    parser.add_argument("--compare-modes", action="store_true",
+                        help="placement only, in both placement modes (iris, places), offline and scripted")
     args = parser.parse_args(argv)
+    if args.compare_modes:
+        print(compare_modes(args.split))
+        return 0
     report = evaluate(args.split)
     print(table(report))
     across = evaluate_cross_language(args.split)

@@ -90,3 +90,38 @@ def test_missing_file_is_named(tmp_path: Path) -> None:
     (tmp_path / "llm_config.yml").write_text(MODELS)
     with pytest.raises(ConfigError, match="application.yml: file not found"):
         load_config(tmp_path, override="")
+
+
+# --- placement mode ---------------------------------------------------------------------------------------
+
+def test_placement_mode_is_iris_unless_set_globally_or_per_citation_variant(tmp_path: Path) -> None:
+    from citation_core.pipeline import CitationPipeline
+
+    cfg = load_config(write(tmp_path), override="")
+    assert (cfg.placement_mode_for("default"), cfg.placement_mode_for("advanced")) == ("iris", "iris")
+    app = APP.replace("    advanced: {chat: big, keyword_summary: big}\n",
+                      "    advanced: {chat: big, keyword_summary: big, placement_mode: iris}\n")
+    app = app.replace("{keyword_strategy: batched}", "{keyword_strategy: batched, placement_mode: places}")
+    cfg = load_config(write(tmp_path, app=app), override="big")
+    assert (cfg.placement_mode_for("default"), cfg.placement_mode_for("advanced")) == ("places", "iris")
+    assert cfg.resolve("citation_pipeline", "advanced", "chat").id == "big"  # the override names models only
+    assert "placement_mode" not in cfg.llm_configuration["citation_pipeline"]["advanced"]
+    assert CitationPipeline.from_config(cfg, "default").placement_mode == "places"
+    assert CitationPipeline.from_config(cfg, "advanced").placement_mode == "iris"
+
+
+@pytest.mark.parametrize(("app", "message"), [
+    (APP.replace("{keyword_strategy: batched}", "{placement_mode: sentences}"),
+     "application.yml: citation.placement_mode: 'sentences' is not one of iris, places"),
+    (APP.replace("advanced: {chat: big, keyword_summary: big}", "advanced: {chat: big, placement_mode: [places]}"),
+     "application.yml: llm_configuration.citation_pipeline.advanced.placement_mode: ['places'] is not one of iris, "
+     "places"),
+    (APP.replace("advanced: {chat: big}", "advanced: {chat: big, placement_mode: places}"),
+     "application.yml: llm_configuration.chat_pipeline.advanced.placement_mode: only a citation_pipeline variant "
+     "has a placement mode"),
+])
+def test_a_wrong_placement_mode_stops_start_up_with_one_line_naming_file_and_field(
+        tmp_path: Path, app: str, message: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        load_config(write(tmp_path, app=app), override="")
+    assert str(err.value) == message

@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-Task = Literal["placement", "keyword", "keywords_batched", "summary", "writer", "judge"]
+Task = Literal["placement", "placement_places", "keyword", "keywords_batched", "summary", "writer", "judge"]
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -17,6 +17,9 @@ Variant = Literal["default", "advanced"]
 VARIANTS: tuple[Variant, ...] = ("default", "advanced")
 KeywordStrategy = Literal["sequential", "batched"]
 PassOrder = Literal["parallel", "faq_then_lecture"]
+PlacementMode = Literal["iris", "places"]
+PLACEMENT_MODES: tuple[PlacementMode, ...] = ("iris", "places")
+PLACEMENT_MODE = "placement_mode"  # the key of the setting, under citation and per citation_pipeline variant
 
 CITATION_PIPELINE = "citation_pipeline"
 CHAT_PIPELINE = "chat_pipeline"
@@ -55,6 +58,12 @@ class LlmConfig:
     pass_order: PassOrder = "parallel"
     deadline_seconds: float | None = 60.0  # the whole citation stage of one answer
     prompts: Traversable | None = None  # a folder of prompt templates; None: the packaged defaults
+    placement_mode: PlacementMode = "iris"  # citation.placement_mode
+    placement_modes: dict[str, PlacementMode] = field(default_factory=dict)  # per citation_pipeline variant
+
+    def placement_mode_for(self, variant: str) -> PlacementMode:
+        """How the citation pipeline of ``variant`` places citations: its own setting, else the global one."""
+        return self.placement_modes.get(variant, self.placement_mode)
 
     def resolve(self, pipeline: str, variant: str, role: str) -> ModelConfig:
         """The model for ``role`` of ``pipeline`` under ``variant`` (keyword_summary: always default)."""
@@ -74,6 +83,13 @@ class LlmConfig:
         if role not in self.llm_configuration.get(pipeline, {}).get(variant, {}):
             return None
         return self.resolve(pipeline, variant, role)
+
+
+def _placement_mode(value: object, where: str) -> PlacementMode:
+    for mode in PLACEMENT_MODES:
+        if value == mode:
+            return mode
+    raise ConfigError(f"{where}: {value!r} is not one of {', '.join(PLACEMENT_MODES)}")
 
 
 def _load_yaml(path: Traversable) -> Any:
@@ -150,11 +166,18 @@ def load_config(directory: Traversable, override: str | None = None) -> LlmConfi
     if not isinstance(app, dict) or not isinstance(app.get("llm_configuration"), dict):
         raise ConfigError(f"{app_path.name}: llm_configuration: missing or not a mapping")
     llm_cfg: dict[str, dict[str, dict[str, str]]] = {}
+    modes: dict[str, PlacementMode] = {}
     for pipeline, variants in app["llm_configuration"].items():
         if not isinstance(variants, dict):
             raise ConfigError(f"{app_path.name}: llm_configuration.{pipeline}: expected variants")
         llm_cfg[str(pipeline)] = {}
         for variant, roles in variants.items():
+            if isinstance(roles, dict) and PLACEMENT_MODE in roles:  # a setting of the variant, not a role
+                where = f"{app_path.name}: llm_configuration.{pipeline}.{variant}.{PLACEMENT_MODE}"
+                if pipeline != CITATION_PIPELINE:
+                    raise ConfigError(f"{where}: only a citation_pipeline variant has a placement mode")
+                roles = dict(roles)
+                modes[str(variant)] = _placement_mode(roles.pop(PLACEMENT_MODE), where)
             if not isinstance(roles, dict) or not all(isinstance(v, str) for v in roles.values()):
                 raise ConfigError(
                     f"{app_path.name}: llm_configuration.{pipeline}.{variant}: expected role: model-id pairs"
@@ -181,10 +204,11 @@ def load_config(directory: Traversable, override: str | None = None) -> LlmConfi
                                  or not 0 < deadline < 86_400):
         raise ConfigError(f"{app_path.name}: citation.deadline_seconds: expected seconds > 0 (or null), got "
                           f"{deadline!r}")
+    mode = _placement_mode(citation.get(PLACEMENT_MODE, "iris"), f"{app_path.name}: citation.{PLACEMENT_MODE}")
     prompts = directory.joinpath("prompts")
     cfg = LlmConfig(models=models, llm_configuration=llm_cfg, keyword_strategy=strategy, pass_order=order,
                     deadline_seconds=None if deadline is None else float(deadline),
-                    prompts=prompts if prompts.is_dir() else None)
+                    prompts=prompts if prompts.is_dir() else None, placement_mode=mode, placement_modes=modes)
     for pipeline, per_variant in REQUIRED_ROLES.items():
         for variant, roles in per_variant.items():
             for role in roles:

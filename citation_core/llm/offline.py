@@ -2,7 +2,8 @@
 
 It reads the task name and inputs of the request (the rendered prompt is only counted for the
 token estimate). It places ids behind the answer sentences the sources support (stemmed, per-language
-term overlap), picks keywords with YAKE (``yake_rust``) among the phrases of the source (never one already used), and
+term overlap; asked for the places mode's reply, it names those sentences by number, with the same
+decisions), picks keywords with YAKE (``yake_rust``) among the phrases of the source (never one already used), and
 summarises by extracting whole statements. It cannot translate: output stays in the language of the
 source.
 """
@@ -87,7 +88,34 @@ def _read_sources(sources: Sequence[Mapping[str, str]]) -> list[tuple[str, set[s
 
 
 def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_score: float | None = None) -> str:
-    """Insert source ids behind the answer sentences (or list items) they support; change nothing else.
+    """Insert source ids behind the answer sentences (or list items) they support; change nothing else
+    (``cited_sentences`` decides which)."""
+    return insert_at(answer, [(end, "".join(ids)) for end, ids in cited_sentences(answer, sources, min_score)])
+
+
+def place_by_numbers(answer: str, units: Sequence[Mapping[str, Any]], sources: Sequence[Mapping[str, Any]]) -> str:
+    """The places-mode reply: a JSON object of unit numbers to source numbers, with the decisions that
+    ``place_citations`` makes (each source's ``id`` is its marker, ``n`` its number; a unit is ``{"n",
+    "start", "end", "code"}`` on ``answer``). A decision stands behind a sentence: it goes to the sentence
+    that ends there."""
+    number = {str(s["id"]): int(s["n"]) for s in sources}
+    ends = {int(u["end"]): int(u["n"]) for u in units if not u.get("code")}
+    out: dict[str, list[int]] = {}
+    for end, ids in cited_sentences(answer, [{"id": str(s["id"]), "content": str(s.get("content", ""))}
+                                             for s in sources]):
+        unit = ends.get(end)
+        if unit is None:  # not a sentence end of the numbering: the sentence it falls in
+            unit = next((int(u["n"]) for u in units if int(u["start"]) <= end <= int(u["end"])), None)
+        if unit is not None:
+            given = out.setdefault(str(unit), [])
+            given += [number[i] for i in ids if number[i] not in given]
+    return json.dumps(out)
+
+
+def cited_sentences(answer: str, sources: Sequence[Mapping[str, str]],
+                    min_score: float | None = None) -> list[tuple[int, list[str]]]:
+    """The ids of the sources that support each answer sentence (or list item), best first, with where the
+    sentence ends: (offset, ids) in the answer's order, sentences without support left out.
 
     A sentence is compared with each source sharing at least two terms (stems or formula words) with it.
     Its score is the mean of two idf-weighted shares of what they have in common: of the sentence, and of
@@ -102,7 +130,7 @@ def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_score
     docs = [(sid, toks) for sid, toks, _ in read]
     doc_lang = [lang for _, _, lang in read]
     if not docs:
-        return answer
+        return []
     faq_only = all(sid.startswith("[cite:F:") for sid, _ in docs)
     if min_score is None:
         min_score = MIN_SCORE_FAQ if faq_only else MIN_SCORE
@@ -119,7 +147,7 @@ def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_score
     answer_lang = detect_language(answer)
     meaning = _Meaning(sources, tokens=_small(sources))
 
-    inserts: list[tuple[int, str]] = []
+    inserts: list[tuple[int, list[str]]] = []
     for sent in sentences(answer, answer_lang):
         text = SLIDE_REFERENCE.sub(" ", sent.text)
         if _lead_in(text):
@@ -162,8 +190,8 @@ def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_score
             if any(docs[i][1] == docs[j][1] for j in chosen):
                 continue  # the same text again (an overlay page, a repeated cue): one chip is enough
             chosen.append(i)
-        inserts.append((sent.end, "".join(docs[i][0] for i in chosen)))
-    return insert_at(answer, inserts)
+        inserts.append((sent.end, [docs[i][0] for i in chosen]))
+    return inserts
 
 
 def _small(sources: Sequence[Mapping[str, str]]) -> bool:
@@ -628,6 +656,8 @@ class OfflineModel:
         inputs = request.inputs
         if request.task == "placement":
             return place_citations(str(inputs["answer"]), list(inputs["sources"]))
+        if request.task == "placement_places":
+            return place_by_numbers(str(inputs["answer"]), list(inputs["units"]), list(inputs["sources"]))
         if request.task == "keyword":
             return pick_keyword(str(inputs["paragraph"]), list(inputs.get("used_keywords", [])))
         if request.task == "keywords_batched":
@@ -645,5 +675,5 @@ class OfflineModel:
         return LlmResponse(content, usage, self.model_id, self.model_name)
 
 
-__all__ = ["OfflineModel", "keyword_candidates", "pick_keyword", "pick_keywords", "place_citations", "summarize",
-           "tokens"]
+__all__ = ["OfflineModel", "cited_sentences", "keyword_candidates", "pick_keyword", "pick_keywords", "place_by_numbers",
+           "place_citations", "summarize", "tokens"]

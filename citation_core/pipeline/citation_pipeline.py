@@ -15,7 +15,15 @@ from typing import Any
 
 from ..contract import SourceRef, insert_at
 from ..errors import InputError, PlacementError
-from ..llm.config import CITATION_PIPELINE, KeywordStrategy, LlmConfig, ModelConfig, PassOrder
+from ..llm.config import (
+    CITATION_PIPELINE,
+    PLACEMENT_MODES,
+    KeywordStrategy,
+    LlmConfig,
+    ModelConfig,
+    PassOrder,
+    PlacementMode,
+)
 from ..llm.factory import create_model
 from ..sources import FaqSource, LectureSource, Source, Sources, as_sources, check_source
 from .evidence import Evidence, Support
@@ -114,7 +122,10 @@ class CitationPipeline:
     ``placement`` serves the placement call, ``enrichment`` the keywords and summaries (default: the
     placement model). A model is a ``ModelConfig`` (every task gets a fresh client), a ``ChatModel``
     object (used for every task; it must be thread-safe), or ``None`` for the embedded offline model.
-    Arguments of another type or value raise ``InputError`` naming the argument.
+    ``placement_mode`` is how placement is asked for: ``"iris"`` (the model writes the answer again with ids
+    inserted) or ``"places"`` (it names the numbered sentences each source supports in a small JSON object,
+    and the pipeline inserts the markers: ``places``). Arguments of another type or value raise
+    ``InputError`` naming the argument.
     """
 
     def __init__(
@@ -125,6 +136,7 @@ class CitationPipeline:
         *,
         keyword_strategy: KeywordStrategy = "batched",
         pass_order: PassOrder = "parallel",
+        placement_mode: PlacementMode = "iris",
         variant: str = "default",
         deadline_seconds: float | None = None,
         judge: ModelLike = None,
@@ -136,6 +148,7 @@ class CitationPipeline:
             _check_model(model, f"{where}: {name}")
         _check_choice(keyword_strategy, KEYWORD_STRATEGIES, f"{where}: keyword_strategy")
         _check_choice(pass_order, PASS_ORDERS, f"{where}: pass_order")
+        _check_choice(placement_mode, PLACEMENT_MODES, f"{where}: placement_mode")
         if not isinstance(variant, str):
             raise InputError(f"{where}: variant: expected str, got {type(variant).__name__}")
         if prompts is not None and not isinstance(prompts, Prompts):
@@ -153,6 +166,7 @@ class CitationPipeline:
         self.judge = None if judge is None else ModelJudge(RoleModel.of(judge, "default", factory), self.prompts)
         self.keyword_strategy: KeywordStrategy = keyword_strategy
         self.pass_order: PassOrder = pass_order
+        self.placement_mode: PlacementMode = placement_mode
         self.variant = variant
         self.deadline_seconds = deadline_seconds  # for the whole call (both passes); None: no deadline
         self.phases = tuple(phases)
@@ -181,6 +195,7 @@ class CitationPipeline:
             prompts or Prompts.of(config),
             keyword_strategy=keyword_strategy or config.keyword_strategy,
             pass_order=config.pass_order,
+            placement_mode=config.placement_mode_for(variant),
             variant=variant,
             deadline_seconds=config.deadline_seconds,
             judge=config.optional(CITATION_PIPELINE, "default", "judge"),
@@ -296,14 +311,16 @@ class CitationPipeline:
             trace.warnings.append(lang.warning)
         trace.info.update(
             language=lang.language.code, language_line=lang.line, variant=self.variant,
-            keyword_strategy=self.keyword_strategy, deadline_seconds=self.deadline_seconds,
+            keyword_strategy=self.keyword_strategy, placement_mode=self.placement_mode,
+            deadline_seconds=self.deadline_seconds,
             models={"chat": self.placement.label, "keyword_summary": self.enrichment.label},
         )
         if deadline is None:
             deadline = Deadline.after(self.deadline_seconds) if self.deadline_seconds is not None else NO_DEADLINE
         with ModelCalls() as calls:  # one event loop and client per model for the pass's calls (when needed)
             run = PassRun(kind, answer, list(sources), lang, self.prompts, self.placement, self.enrichment,
-                          self.keyword_strategy, trace, deadline, self.judge, calls=calls)
+                          self.keyword_strategy, trace, deadline, self.judge, calls=calls,
+                          placement_mode=self.placement_mode)
             run_phases(run, self.phases)
         entries = run.serialized.by_seq()
         if run.final is not None:

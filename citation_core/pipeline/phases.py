@@ -21,11 +21,12 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..errors import PlacementError
-from ..llm.config import KeywordStrategy
+from ..llm.config import KeywordStrategy, PlacementMode
 from ..sources import FaqSource, Source
 from ..text import sentences
 from ..text.sentences import fenced_block_after
 from . import enrich as enrich_mod
+from . import places as places_mod
 from .evidence import Evidence, Support, evidence_and_support, meaning_matcher, sentence_before, term_weights
 from .judge import ModelJudge
 from .languages import LanguageChoice
@@ -66,6 +67,9 @@ class PassRun:
     # seq -> (the answer sentence it first stands behind, the supporting passage, the verdict)
     evidence: dict[int, tuple[str, Evidence | None, Support]] = field(default_factory=dict)
     stopped: bool = False  # nothing (more) to do: no sources, or nothing was cited
+    placement_mode: PlacementMode = "iris"  # iris: the model writes the answer again; places: sentence numbers
+    units: tuple[places_mod.Unit, ...] = ()  # places mode: the numbered sentences and code blocks
+    places_reply: places_mod.PlacesReply | None = None
 
     @property
     def used(self) -> tuple[int, ...]:
@@ -87,11 +91,14 @@ def serialize(run: PassRun) -> dict[str, Any]:
     lecture = [s for s in run.sources if not isinstance(s, FaqSource)]
     run.serialized = serialize_faqs(faqs) if run.kind == "faq" else serialize_lecture(lecture)
     run.stopped = not run.serialized.entries
-    return {"sources": len(run.sources), "entries": len(run.serialized.entries),
-            "sources_json": run.serialized.json_text}
+    shown = (places_mod.sources_json(run.serialized.entries) if run.placement_mode == "places"
+             else run.serialized.json_text)  # as the placement model is given them
+    return {"sources": len(run.sources), "entries": len(run.serialized.entries), "sources_json": shown}
 
 
 def place(run: PassRun) -> dict[str, Any]:
+    if run.placement_mode == "places":
+        return _place_by_numbers(run)
     ser = run.serialized
     prompt = run.prompts.render(f"placement_{run.kind}", run.language.line, Paragraphs=ser.json_text,
                                 Answer=run.answer)
@@ -101,9 +108,29 @@ def place(run: PassRun) -> dict[str, Any]:
     return {"prompt": prompt, "raw_output": run.raw_output}
 
 
+def _place_by_numbers(run: PassRun) -> dict[str, Any]:
+    """Places mode: the numbered units and sources out, a JSON object of unit numbers to ids back; a reply
+    that cannot be read fails placement (``places.read_reply``)."""
+    ser = run.serialized
+    run.units = places_mod.number_units(run.answer)
+    prompt = run.prompts.render(f"placement_places_{run.kind}", run.language.line,
+                                Paragraphs=places_mod.sources_json(ser.entries),
+                                Sentences=places_mod.units_json(run.answer, run.units))
+    inputs = {"answer": run.answer,
+              "units": [{"n": u.number, "start": u.start, "end": u.end, "code": u.code} for u in run.units],
+              "sources": [{"id": e.marker, "n": e.seq, "content": e.content} for e in ser.entries]}
+    run.raw_output = run.calls.call(run.trace, run.placement_model, ModelCall("placement_places", prompt, inputs),
+                                    run.deadline).content
+    run.places_reply = places_mod.read_reply(run.raw_output, len(run.units), {e.seq for e in ser.entries})
+    return {"prompt": prompt, "raw_output": run.raw_output, "placement_mode": "places", "units": len(run.units)}
+
+
 def validate(run: PassRun) -> dict[str, Any]:
-    allowed = {e.marker: e.seq for e in run.serialized.entries}
-    p = run.placement = validate_placement(run.answer, run.raw_output, allowed)
+    if run.places_reply is not None:
+        p = run.placement = places_mod.placement(run.answer, run.units, run.places_reply)
+    else:
+        allowed = {e.marker: e.seq for e in run.serialized.entries}
+        p = run.placement = validate_placement(run.answer, run.raw_output, allowed)
     corrections = p.corrections()
     if corrections or p.text_changed:
         found = ", ".join(f"{kind}: {n}" for kind, n in corrections.items())
@@ -117,6 +144,9 @@ def validate(run: PassRun) -> dict[str, Any]:
             "reanchored": list(p.reanchored), "dropped": list(p.dropped),
             "moved_out_of_code": list(p.moved_out_of_code), "moved_out_of_words": list(p.moved_out_of_words),
             "merged_in_lists": list(p.merged),
+            **({"unknown_sentence_numbers": list(p.unknown_units), "wrong_types": list(p.wrong_types),
+                "repeated": list(p.repeated), "fenced_reply": p.fenced_reply, "no_place": list(p.no_place)}
+               if run.places_reply is not None else {}),
             "runs": [{"seq": i.seq, "start": i.claim_start, "end": i.offset} for i in p.insertions
                      if i.claim_start is not None],
             "corrections": corrections}

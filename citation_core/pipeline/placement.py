@@ -66,6 +66,12 @@ class Placement:
     empty_reply: bool = False
     reply_too_long: bool = False
     merged: tuple[int, ...] = ()  # seqs of markers left out because the last item of their run cites the same
+    # places mode (``places``): what its JSON reply named that the pipeline left out
+    unknown_units: tuple[str, ...] = ()  # keys that are no sentence number of the answer
+    wrong_types: tuple[str, ...] = ()  # values that are no list of ids, ids that are no whole numbers
+    repeated: tuple[str, ...] = ()  # a sentence or an id named again
+    fenced_reply: bool = False  # the JSON came wrapped in a Markdown code fence
+    no_place: tuple[int, ...] = ()  # seqs cited for a code block that no sentence introduces
 
     @property
     def used_seqs(self) -> tuple[int, ...]:
@@ -86,6 +92,11 @@ class Placement:
             "markers moved out of words": len(self.moved_out_of_words),
             "empty reply": int(self.empty_reply),
             "reply far longer than the answer": int(self.reply_too_long),
+            "unknown sentence numbers removed": len(self.unknown_units),
+            "entries of the wrong type removed": len(self.wrong_types),
+            "repeated entries removed": len(self.repeated),
+            "reply wrapped in a Markdown fence": int(self.fenced_reply),
+            "ids of a code block without a sentence before it dropped": len(self.no_place),
         }
         return {kind: n for kind, n in counts.items() if n}
 

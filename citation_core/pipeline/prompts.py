@@ -13,13 +13,16 @@ _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 FILES = {
     "placement_lecture": "citation_placement_lecture.txt",
     "placement_faq": "citation_placement_faq.txt",
+    "placement_places_lecture": "citation_placement_places_lecture.txt",
+    "placement_places_faq": "citation_placement_places_faq.txt",
     "keyword": "citation_keyword.txt",
     "keywords_batched": "citation_keywords_batched.txt",
     "summary": "citation_summary.txt",
     "writer": "chat_writer.txt",
     "judge": "citation_judge.txt",
 }
-OPTIONAL = frozenset({"judge"})  # a configuration folder without it takes the packaged template
+# a configuration folder without one of these takes the packaged template
+OPTIONAL = frozenset({"judge", "placement_places_lecture", "placement_places_faq"})
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,8 @@ is read only for the task's material, relying on the structure of the templates 
 
 * placement: the JSON entries follow a line ``Paragraphs:`` (lecture) or ``FAQ entries:`` (FAQ), then
   a blank line, a line ``Answer:`` and the answer, which ends the prompt (plus the template's newline);
+* placement_places: the same entries, then a blank line, a line ``Sentences:`` and the JSON array of the
+  answer's numbered sentences;
 * keyword and summary: the paragraph follows a line ``Paragraph:`` and ends the prompt;
 * keywords_batched: the JSON array of paragraphs follows a line ``Paragraphs (JSON array):``.
 """
@@ -18,10 +20,11 @@ from typing import Any
 
 from .server import ChatRequest, Handler, Reply, content_text
 
-__all__ = ["cooperative_handler", "keyword_of", "place", "summary_of"]
+__all__ = ["cooperative_handler", "keyword_of", "place", "place_numbers", "summary_of"]
 
 _ENTRY_LABELS = ("\nParagraphs:\n", "\nFAQ entries:\n")
 _ANSWER_LABEL = "\n\nAnswer:\n"
+_SENTENCES_LABEL = "\n\nSentences:\n"
 _PARAGRAPH_LABEL = "\nParagraph:\n"
 _BATCH_LABEL = "\nParagraphs (JSON array):\n"
 
@@ -58,6 +61,22 @@ def place(answer: str, entries: list[dict[str, Any]]) -> str:
                 out.append(best_id)
     out.append(answer[pos:])
     return "".join(out)
+
+
+def place_numbers(sentences: list[dict[str, Any]], entries: list[dict[str, Any]]) -> dict[str, list[Any]]:
+    """Per numbered sentence (``{"n", "text"}``), the id of the entry sharing most words with it (at least two),
+    as the places mode's reply; code blocks get none, as :func:`place` puts nothing into code."""
+    docs = [(e["id"], _words(str(e.get("content", "")))) for e in entries if isinstance(e, dict) and "id" in e]
+    out: dict[str, list[Any]] = {}
+    for sentence in sentences:
+        text = str(sentence.get("text", "")) if isinstance(sentence, dict) else ""
+        if not docs or not text or text.lstrip().startswith("```"):
+            continue
+        words = _words(_CODE.sub(" ", text))
+        best_id, best_words = max(docs, key=lambda doc: len(words & doc[1]))
+        if len(words & best_words) >= 2:
+            out[str(sentence.get("n"))] = [best_id]
+    return out
 
 
 def keyword_of(paragraph: str) -> str:
@@ -109,6 +128,22 @@ def _placement(prompt: str) -> str:
     return place(answer[:-1] if answer.endswith("\n") else answer, entries)  # the template's final newline
 
 
+def _placement_places(prompt: str) -> str:
+    found = [(prompt.find(label), label) for label in _ENTRY_LABELS if label in prompt]
+    if not found:
+        raise ValueError("the placement prompt has no 'Paragraphs:' or 'FAQ entries:' line")
+    _, label = min(found)
+    entries, rest = _json_at(_after(prompt, label), "placement entries")
+    if not isinstance(entries, list):
+        raise ValueError("the placement entries are not a JSON array")
+    if not rest.startswith(_SENTENCES_LABEL):
+        raise ValueError("the placement prompt has no 'Sentences:' line after the entries")
+    sentences, _ = _json_at(rest[len(_SENTENCES_LABEL) :], "numbered sentences")
+    if not isinstance(sentences, list):
+        raise ValueError("the numbered sentences are not a JSON array")
+    return json.dumps(place_numbers(sentences, entries))
+
+
 def _keywords_batched(prompt: str) -> str:
     paragraphs, _ = _json_at(_after(prompt, _BATCH_LABEL), "batched paragraphs")
     if not isinstance(paragraphs, list):
@@ -118,6 +153,7 @@ def _keywords_batched(prompt: str) -> str:
 
 _ANSWERS: dict[str, Callable[[str], str]] = {
     "placement": _placement,
+    "placement_places": _placement_places,
     "keyword": lambda prompt: keyword_of(_after(prompt, _PARAGRAPH_LABEL)),
     "keywords_batched": _keywords_batched,
     "summary": lambda prompt: summary_of(_after(prompt, _PARAGRAPH_LABEL)),
@@ -135,12 +171,13 @@ def _prompt(request: ChatRequest) -> str:
 
 
 def cooperative_handler(*, delay: float | Mapping[str, float] = 0.0) -> Handler:
-    """A handler answering placement, keyword, keywords_batched and summary requests.
+    """A handler answering placement (both modes), keyword, keywords_batched and summary requests.
 
     It dispatches on the ``X-Citation-Task`` header, never on the prompt's wording:
 
     * placement: the answer with, behind each sentence, the id of the entry sharing most words with it
       (at least two; see :func:`place`);
+    * placement_places: the same choice per numbered sentence, as a JSON object (:func:`place_numbers`);
     * keyword: a short keyword from the paragraph (:func:`keyword_of`);
     * keywords_batched: a JSON array with one such keyword per paragraph (they may repeat);
     * summary: the paragraph's first sentence (:func:`summary_of`).
