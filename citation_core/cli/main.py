@@ -146,7 +146,6 @@ def cmd_deck(args: argparse.Namespace) -> int:
 
 def cmd_transcript(args: argparse.Namespace) -> int:
     from ..material.transcript import load_transcript
-
     from ..material.uploads import transcript_language
 
     tr = load_transcript(Path(args.file))
