@@ -57,6 +57,7 @@ from studio.services import (
     latest_conversation,
     store_answer,
     turns_so_far,
+    writer_cuts,
 )
 from studio.text import internal_error, md_escape, plural, short_title
 from studio.transcript import transcript_panel
@@ -358,6 +359,9 @@ with chat_col:
                 st.markdown(md_escape(msg.content))
             else:
                 stored_chips(payloads[msg.id], key=f"msg-{msg.id}", on_click=_on_click)
+                for cut in writer_cuts(msg.meta):
+                    st.warning(md_escape(f"This answer was cut short and is cited as far as it came: {cut}"),
+                               icon=":material/content_cut:")
 
     # the turn being asked shows here, above the form: the question, then the writer's draft, then the status
     pending_slot = st.container()

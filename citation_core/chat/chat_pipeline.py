@@ -151,9 +151,11 @@ class ChatPipeline:
         roles: dict[str, str] = next((t.info["models"] for t in cited.traces.values() if "models" in t.info), {})
         models.update({f"citation {role}": m for role, m in roles.items()})
         failures = cited.failures
-        if "cut" in writer_trace.info:
-            failures = (Failure("writer", str(writer_trace.info["cut"]), None,
-                                "the answer is the text before the cut, cited as it is"), *failures)
+        if "cut" in writer_trace.info:  # one of the turn's failures, and the writer's trace shows it too
+            cut = Failure("writer", str(writer_trace.info["cut"]), None,
+                          "the answer is the text before the cut, cited as it is")
+            writer_trace.fail(cut)
+            failures = (cut, *failures)
         return ChatResult(question, cited.answer, answer, cited.citations, view, switched,
                           state.switched_to if switched else None, failures, traces,
                           tuple(state.retrieved), tuple(faqs), models, tuple(audits),
