@@ -90,24 +90,18 @@ class Placement:
         return {kind: n for kind, n in counts.items() if n}
 
 
-def protected_spans(text: str) -> list[tuple[int, int]]:
-    """Markers already in the answer and code (spans, fenced blocks): nothing is inserted inside them."""
-    spans = [m.span() for m in ANY_MARKER_RE.finditer(text)]
-    spans += [m.span() for m in _CODE.finditer(text)]
-    return sorted(spans)
-
-
 class _Protected:
-    """``protected_spans`` of a text, each kind (markers, code) found once and apart: the spans of one kind
-    never overlap, so the one holding an offset is a binary search away."""
+    """Markers already in the answer and code (spans, fenced blocks): nothing is inserted inside them. Each
+    kind is found once and kept apart: the spans of one kind never overlap, so the one holding an offset is
+    a binary search away."""
 
     def __init__(self, text: str) -> None:
         self.kinds = [[m.span() for m in pattern.finditer(text)] for pattern in (ANY_MARKER_RE, _CODE)]
         self.starts = [[a for a, _ in spans] for spans in self.kinds]
 
     def end_around(self, off: int) -> int:
-        """The end of the first protected span (in ``protected_spans`` order) that holds ``off`` strictly
-        inside it; ``off`` itself when none does."""
+        """The end of the protected span that holds ``off`` strictly inside it (of two, the one that starts
+        first); ``off`` itself when none does."""
         around = [spans[k] for spans, starts in zip(self.kinds, self.starts, strict=True)
                   if (k := bisect.bisect_left(starts, off) - 1) >= 0 and off < spans[k][1]]
         return min(around)[1] if around else off
