@@ -9,6 +9,7 @@ the URL mirrors it, so a reload opens the same place and conversation again.
 from __future__ import annotations
 
 import html
+import logging
 import time
 from collections.abc import Callable
 from functools import partial
@@ -58,15 +59,17 @@ from studio.services import (
     latest_conversation,
     store_answer,
     turns_so_far,
+    writer_cuts,
 )
 from studio.store_status import read_or_stop, stop_unavailable
-from studio.text import md_escape, plural, short_title
+from studio.text import internal_error, md_escape, plural, short_title
 from studio.transcript import transcript_panel
 from studio.widgets import chips, model_badges, models_line, slide_image, stored_chips, trace_panel
 
 DRAFT_REDRAW = 0.1  # seconds between two redraws of the answer while it is written
 CLEANED = ("Some characters of this turn could not be stored: each broken character (a lone surrogate) is shown "
            "as \ufffd and NUL characters were left out.")
+LOG = logging.getLogger("citation_studio.ask")
 
 # The viewer column stays in sight while the chat column scrolls: a chip clicked in a long
 # conversation moves a viewer the user can see. Taller than the window, it scrolls inside.
@@ -366,6 +369,9 @@ with chat_col:
                 st.markdown(md_escape(msg.content))
             else:
                 stored_chips(payloads[msg.id], key=f"msg-{msg.id}", on_click=_on_click)
+                for cut in writer_cuts(msg.meta):
+                    st.warning(md_escape(f"This answer was cut short and is cited as far as it came: {cut}"),
+                               icon=":material/content_cut:")
 
     # the turn being asked shows here, above the form: the question, then the writer's draft, then the status
     pending_slot = st.container()
@@ -444,6 +450,12 @@ with chat_col:
             del ss[PENDING]
             status.update(label="Failed", state="error")
             st.error(md_escape(exc))
+            st.stop()
+        except Exception as exc:  # noqa: BLE001  (a bug: one line here, its traceback in the app's log)
+            del ss[PENDING]
+            LOG.exception("answering %r failed", asking.question[:200])
+            status.update(label="Failed", state="error")
+            st.error(md_escape(internal_error(exc, "The question could not be answered")))
             st.stop()
         failed = bool(result.failures)
         status.update(label=f"Done · {plural(len(result.citations), 'citation')}"

@@ -121,6 +121,13 @@ def store_answer(store: LmsStore, material: CourseMaterial, session_id: str, con
     return SavedAnswer(turn.conversation_id, turn.answer, turn.cleaned)
 
 
+def writer_cuts(meta: dict[str, Any]) -> list[str]:
+    """What cut a stored answer short (a stream that stopped early, the length limit), from its failures."""
+    failures = meta.get("failures")
+    return [str(f.get("message", "")) for f in failures if isinstance(f, dict) and f.get("kind") == "writer"] \
+        if isinstance(failures, list) else []
+
+
 def answer_views(result: ChatResult) -> dict[str, Any]:
     """What the Trace view of an answer needs, stored with the answer so a reopened conversation has it."""
     return {"traces": {name: trace.to_json() for name, trace in result.traces.items()},

@@ -13,6 +13,14 @@ def md_escape(text: object) -> str:
     return _SPECIAL.sub(r"\\\1", str(text))
 
 
+def internal_error(exc: BaseException, what: str) -> str:
+    """One line for an error the library does not expect (a bug): what failed, the error's kind and the start
+    of its message, and where the rest is."""
+    detail = " ".join(str(exc).split())
+    detail = f": {detail[:160]}{'…' if len(detail) > 160 else ''}" if detail else ""
+    return f"{what}: internal error ({type(exc).__name__}{detail}). The details are in the app's log."
+
+
 def plural(count: int, singular: str, plural_form: str | None = None) -> str:
     """``1 conversation``, ``2 conversations``, ``0 mismatches``: the count with the right form."""
     word = singular if count == 1 else (plural_form or (singular + ("es" if singular.endswith(("s", "x", "ch", "sh"))

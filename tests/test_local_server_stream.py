@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import threading
 import time
@@ -252,6 +253,17 @@ def test_raw_body_is_sent_as_the_event_stream() -> None:
                              json={"model": "m", "messages": USER_HI, "stream": True})
     assert _content_deltas(chunks) == ["raw"]
     assert resp.headers["content-type"].startswith("text/event-stream") and resp.content == raw
+
+
+def test_raw_stream_is_sent_piece_by_piece_and_may_never_end() -> None:
+    chunk = {"id": "x", "object": "chat.completion.chunk", "created": 1, "model": "m",
+             "choices": [{"index": 0, "delta": {"content": "again "}, "finish_reason": None}]}
+    event = f"data: {json.dumps(chunk)}\n\n".encode()
+    with LocalChatServer(scripted([Reply(raw_stream=lambda: itertools.repeat(event))])) as srv:
+        stream = _client(srv).chat.completions.create(model="m", messages=USER_HI, stream=True)
+        deltas = [c.choices[0].delta.content for c in itertools.islice(stream, 1000)]
+        stream.close()  # the server stops sending when the client goes away
+    assert deltas == ["again "] * 1000
 
 
 def test_trickled_stream_still_reads_whole() -> None:

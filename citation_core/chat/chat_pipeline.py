@@ -22,7 +22,7 @@ from ..sources import FaqSource, LectureSource, Sources
 from ..text import detect_language, lang_code, sentences
 from .tools import ToolState
 from .view import CurrentView, ViewPosition, current_view
-from .writers import WriterTurn, write, writer_for
+from .writers import WriterTurn, capped, write, writer_for
 
 T = TypeVar("T")
 
@@ -110,7 +110,8 @@ class ChatPipeline:
         ``on_delta`` receives the answer's text piece by piece while the writer writes it (a model that
         streams sends its pieces as they arrive; the offline writer and a pasted answer send one piece), also
         on the calling thread, before ``on_draft``. A stream cut short keeps what arrived: that text is cited
-        and the cut is one of the result's failures."""
+        and the cut is one of the result's failures. The writer's text and a pasted answer are kept up to
+        ``MAX_ANSWER_CHARS`` (a stream is read no further), the cut a failure as well."""
         view = current_view(self.material, position)
         turns = tuple((str(q), strip_markers(str(a))) for q, a in history)
         writer_trace = Trace("chat", progress)
@@ -119,7 +120,7 @@ class ChatPipeline:
         writer_role = RoleModel.of(self.config.resolve(CHAT_PIPELINE, variant, "chat"), variant, self.factory)
         models = {"writer": writer_role.label}
         if pasted_answer is not None:
-            answer = pasted_answer
+            answer = capped(pasted_answer, writer_trace, "the pasted answer")
             writer_trace.info["pasted_answer"] = True
             if on_delta is not None and answer:
                 on_delta(answer)
@@ -150,9 +151,11 @@ class ChatPipeline:
         roles: dict[str, str] = next((t.info["models"] for t in cited.traces.values() if "models" in t.info), {})
         models.update({f"citation {role}": m for role, m in roles.items()})
         failures = cited.failures
-        if "cut" in writer_trace.info:
-            failures = (Failure("writer", str(writer_trace.info["cut"]), None,
-                                "the answer is the text that arrived before the cut, cited as it is"), *failures)
+        if "cut" in writer_trace.info:  # one of the turn's failures, and the writer's trace shows it too
+            cut = Failure("writer", str(writer_trace.info["cut"]), None,
+                          "the answer is the text before the cut, cited as it is")
+            writer_trace.fail(cut)
+            failures = (cut, *failures)
         return ChatResult(question, cited.answer, answer, cited.citations, view, switched,
                           state.switched_to if switched else None, failures, traces,
                           tuple(state.retrieved), tuple(faqs), models, tuple(audits),

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..errors import ModelCallError, StreamCutError, WriterError
+from ..limits import MAX_ANSWER_CHARS
 from ..llm.base import ChatMessage, LlmRequest
 from ..llm.offline import OfflineModel
 from ..material.library import CourseMaterial
@@ -105,7 +106,7 @@ class ExtractiveWriter:
                   "faqs": [{"question": f.question, "answer": f.answer} for f in state.faqs]}
         model = OfflineModel(self.role.model_id, self.role.model_name, writer=write_answer)
         request = LlmRequest("writer", turn.messages(), inputs)
-        answer = complete_recorded(turn.trace, model, self.role, request, turn.prompt).content
+        answer = capped(complete_recorded(turn.trace, model, self.role, request, turn.prompt).content, turn.trace)
         if turn.on_delta is not None and answer:
             turn.on_delta(answer)  # written at once: one piece
         return answer
@@ -168,20 +169,22 @@ class ToolCallingWriter:
 
         for round_ in range(MAX_TOOL_ROUNDS + 1):
             request = LlmRequest("writer", turn.messages(), {}, () if round_ == MAX_TOOL_ROUNDS else TOOLS,
-                                 tuple(history), on_delta=piece if forward is not None else None)
+                                 tuple(history), on_delta=piece if forward is not None else None,
+                                 max_chars=MAX_ANSWER_CHARS)
             streamed.clear()
             try:
                 resp = complete_recorded(turn.trace, model, self.role, request, turn.prompt)
             except StreamCutError as exc:
                 if not exc.partial.strip():
                     raise
-                # the answer is what arrived: cited as it is, the cut reported with the result
+                # the answer is what arrived (up to the limit): cited as it is, the cut reported with the result
                 turn.trace.info["cut"] = str(exc)
-                return exc.partial
+                return capped(exc.partial, turn.trace)
             if not resp.tool_calls:
-                if forward is not None and not streamed and resp.content:
-                    forward(resp.content)  # a model that does not stream: the whole text as one piece
-                return resp.content
+                answer = capped(resp.content, turn.trace)
+                if forward is not None and not streamed and answer:
+                    forward(answer)  # a model that does not stream: the whole text as one piece
+                return answer
             history.append({"role": "assistant", "content": resp.content or None, "tool_calls": [
                 {"id": c.id, "type": "function",
                  "function": {"name": c.name, "arguments": json.dumps(c.arguments)}} for c in resp.tool_calls]})
@@ -189,6 +192,16 @@ class ToolCallingWriter:
                 history.append({"role": "tool", "tool_call_id": call.id, "content": turn.state.run(call.name,
                                                                                                    call.arguments)})
         raise WriterError("answer writer: no answer after the tool rounds")
+
+
+def capped(answer: str, trace: Trace, what: str = "the answer") -> str:
+    """``answer`` up to ``MAX_ANSWER_CHARS``: a longer one is cut there, and the cut noted in ``trace`` (the
+    turn reports it as a ``writer`` failure)."""
+    if len(answer) <= MAX_ANSWER_CHARS:
+        return answer
+    trace.info["cut"] = (f"{what} has {len(answer):,} characters, more than the limit of {MAX_ANSWER_CHARS:,} "
+                         "characters (MAX_ANSWER_CHARS): cut there")
+    return answer[:MAX_ANSWER_CHARS]
 
 
 def writer_for(role: RoleModel) -> AnswerWriter:
@@ -199,7 +212,7 @@ def write(writer: AnswerWriter, turn: WriterTurn) -> str:
     """Run ``writer`` inside a traced "write" phase; a failed model call becomes ``WriterError``."""
     rec = turn.trace.begin("write", question=turn.question, current_view=turn.view.to_json())
     try:
-        answer = writer.write(turn)
+        answer = capped(writer.write(turn), turn.trace)
     except ModelCallError as exc:
         turn.trace.end(rec, "failed", error=str(exc))
         raise WriterError(f"answer writer failed: {exc}") from exc

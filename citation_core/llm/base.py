@@ -37,6 +37,9 @@ class LlmRequest:
     # Streams the reply: called with each piece of its text as it arrives, on the calling thread (a model that
     # cannot stream calls it once with the whole text). None: the reply comes whole.
     on_delta: Callable[[str], None] | None = field(default=None, compare=False, repr=False)
+    # The most characters of the reply's text that are read: a streamed reply stops there (``StreamCutError``
+    # with the text up to it). None: no limit.
+    max_chars: int | None = None
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,6 @@ import queue
 import ssl
 import threading
 from collections.abc import Callable
-from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 import openai
@@ -22,6 +21,9 @@ from openai.types.chat import ChatCompletion, ChatCompletionChunk
 from ..errors import ModelCallError, StreamCutError
 from .base import LlmRequest, LlmResponse, ToolCall, Usage, estimate_tokens
 from .config import ModelConfig
+from .json_prefix import close_cut_json
+from .sse import EventStreamDecoder, EventTooLong
+from .stream_reply import ReplyError, StreamedReply, one_line, server_message
 
 if TYPE_CHECKING:
     from openai import RequestOptions
@@ -112,7 +114,7 @@ async def _complete(client: openai.AsyncOpenAI, config: ModelConfig, request: Ll
     try:
         resp = await asyncio.wait_for(client.post(_PATH, body=body, options=options, cast_to=ChatCompletion),
                                       timeout)
-    except (TimeoutError, openai.OpenAIError, ValueError) as exc:
+    except (TimeoutError, openai.OpenAIError, ValueError, RecursionError) as exc:
         raise _call_error(config, exc, timeout) from _cause(exc)
     return _response(config, resp, body["messages"])
 
@@ -121,57 +123,148 @@ async def _complete_streamed(client: openai.AsyncOpenAI, config: ModelConfig, re
                              emit: Callable[[str], None]) -> LlmResponse:
     """One call with ``stream: true``: each piece of the reply's text goes to ``emit`` as it arrives.
 
-    Tool calls that arrive in pieces are put together by their index; usage comes from the last chunk when
-    the server reports it (``stream_options``). A server that answers with one JSON completion instead of
-    events is read as such (its text is emitted once). The whole call runs under the same time limit as an
-    unstreamed one; a stream that stops early raises ``StreamCutError`` with the text that arrived."""
+    The SDK sends the request (authentication, retries, HTTP errors); the event stream of its reply is read
+    here, as the SSE standard says (``sse``), and each chunk checked before it is used (``stream_reply``):
+    a chunk of the wrong shape is a ``ModelCallError`` naming the chunk and field. Tool calls that arrive in
+    pieces are put together by their index; usage comes from the last chunk when the server reports it
+    (``stream_options``). A server that answers with one JSON completion instead of events is read as such
+    (its text is emitted once); one that answers with an error object is reported with its own message.
+    The whole call runs under the same time limit as an unstreamed one. A stream that stops early (the
+    connection closed, or the body ended without ``finish_reason`` or ``[DONE]``) raises ``StreamCutError``
+    with the text that arrived; so does a reply whose text reaches ``request.max_chars``, which is read no
+    further (``StreamCutError`` with the text up to that limit)."""
     body, options, timeout = _call(config, request)
     body = {**body, "stream": True, "stream_options": {"include_usage": True}}
-    text: list[str] = []
-    calls: dict[int, dict[str, str]] = {}
-    seen: dict[str, Any] = {}
+    reply = StreamedReply(emit, request.max_chars)
 
     async def read() -> Any:
         stream = await client.post(_PATH, body=body, options=options, cast_to=ChatCompletion, stream=True,
                                    stream_cls=openai.AsyncStream[ChatCompletionChunk])
-        if "text/event-stream" not in stream.response.headers.get("content-type", ""):
-            whole = ChatCompletion.model_validate(json.loads(await stream.response.aread()))
-            content = reply_text(whole.choices[0].message.content if whole.choices else None)
-            if content:
-                emit(content)
-            return whole
-        async for chunk in stream:
-            seen["model"] = chunk.model or seen.get("model")
-            if chunk.usage is not None:
-                seen["usage"] = chunk.usage
-            for choice in chunk.choices or []:
-                delta = choice.delta
-                if delta.content:
-                    text.append(delta.content)
-                    emit(delta.content)
-                for tc in delta.tool_calls or []:
-                    call = calls.setdefault(tc.index, {"id": "", "name": "", "arguments": ""})
-                    call["id"] = tc.id or call["id"]
-                    if tc.function is not None:
-                        call["name"] += tc.function.name or ""
-                        call["arguments"] += tc.function.arguments or ""
-        message = SimpleNamespace(content="".join(text), tool_calls=[
-            SimpleNamespace(id=c["id"], function=SimpleNamespace(name=c["name"], arguments=c["arguments"]))
-            for _, c in sorted(calls.items())])
-        return SimpleNamespace(choices=[SimpleNamespace(message=message)], usage=seen.get("usage"),
-                               model=seen.get("model"))
+        response = stream.response
+        try:
+            if "text/event-stream" not in response.headers.get("content-type", ""):
+                return await _whole_reply(response, reply, _max_event_bytes(request.max_chars))
+            await _read_events(response, reply, _max_event_bytes(request.max_chars))
+            return reply.completion()
+        finally:
+            await response.aclose()
 
     try:
         resp = await asyncio.wait_for(read(), timeout)
-    except (TimeoutError, openai.OpenAIError, ValueError) as exc:
+    except ReplyError as exc:
+        error = ModelCallError(f"model {config.id}: {exc}")
+        raise (_kept(error, reply.text) if exc.keep else error) from None
+    except _Capped:
+        raise StreamCutError(f"model {config.id}: the reply reached the limit of {request.max_chars:,} characters "
+                             "(MAX_ANSWER_CHARS) and was read no further; the text up to the limit is kept",
+                             "".join(reply.text)) from None
+    except (TimeoutError, openai.OpenAIError, ValueError, RecursionError) as exc:
         error = _call_error(config, exc, timeout)
-        raise (error if isinstance(exc, ValueError) else _kept(error, text)) from _cause(exc)
+        raise (error if isinstance(exc, ValueError | RecursionError) else _kept(error, reply.text)) from _cause(exc)
     except Exception as exc:  # the HTTP library's own errors reach a stream's reader unwrapped
         if type(exc).__module__.split(".")[0] not in {"httpx", "httpx2", "httpcore", "h11", "anyio"}:
             raise
-        raise _kept(ModelCallError(f"model {config.id}: the connection to {config.base_url} closed before the "
-                                   "reply was complete"), text) from exc
+        said = ("timed out while the reply was read" if "Timeout" in type(exc).__name__
+                else f"the connection to {config.base_url} closed before the reply was complete")
+        raise _kept(ModelCallError(f"model {config.id}: {said}"), reply.text) from exc
     return _response(config, resp, body["messages"])
+
+
+class _Capped(Exception):  # noqa: N818  (the reply reached its limit: not an error of the model)
+    """The reply's text reached ``max_chars``: nothing more is read."""
+
+
+STREAM_SLACK = 64 * 1024  # bytes of an event besides its text: ids, names, usage, JSON punctuation
+ESCAPED_CHAR_BYTES = 12  # the most bytes one character takes in JSON text (a surrogate pair as two \u escapes)
+DRAIN_BYTES = 64 * 1024  # read after [DONE] so that the connection can be kept; a longer rest closes it
+DRAIN_SECONDS = 0.1
+
+
+def _max_event_bytes(max_chars: int | None) -> int:
+    """The most bytes one event may take before it ends: room for the rest of the text however escaped."""
+    return ESCAPED_CHAR_BYTES * (max_chars if max_chars is not None else 1_000_000) + STREAM_SLACK
+
+
+async def _read_events(response: Any, reply: StreamedReply, max_event_bytes: int) -> None:
+    """Read the event stream into ``reply`` until ``[DONE]``, the text's limit (``_Capped``) or the body's
+    end; a body that ends without the stream saying so is a ``ReplyError`` (a cut: the text is kept)."""
+    decoder = EventStreamDecoder(max_event_bytes)
+    pieces = response.aiter_bytes()
+    try:
+        async for piece in pieces:
+            for event in decoder.feed(piece):
+                reply.add(event.data)
+                if reply.capped:
+                    raise _Capped
+                if reply.done:
+                    await _drain(pieces)
+                    return
+    except EventTooLong as long:
+        _add_cut_event(reply, long)
+        if reply.capped:
+            raise _Capped from None
+        raise ReplyError(f"{long}: reading stopped", keep=True) from None
+    if not reply.complete:
+        after = f", after text that is not an event stream (“{decoder.foreign}…”)" if decoder.foreign else ""
+        raise ReplyError(f"the reply stream ended without finish_reason or [DONE]{after}", keep=True)
+
+
+def _add_cut_event(reply: StreamedReply, long: EventTooLong) -> None:
+    """The text of an event stopped at the size bound, as far as it came (a chunk cut inside its content)."""
+    cut = close_cut_json(long.data)
+    if cut is not None:
+        with contextlib.suppress(ReplyError):
+            reply.add_chunk(cut)
+
+
+async def _drain(pieces: Any) -> None:
+    """What follows ``[DONE]`` (the chunked body's end), read briefly so that the connection can be reused."""
+    async def rest() -> None:
+        left = DRAIN_BYTES
+        async for piece in pieces:
+            left -= len(piece)
+            if left < 0:
+                return
+
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(rest(), DRAIN_SECONDS)
+
+
+async def _whole_reply(response: Any, reply: StreamedReply, max_bytes: int) -> Any:
+    """A reply that came as one JSON body although it was asked to stream: a completion (its text emitted
+    once, at most ``reply.max_chars`` of it) or the server's error object. At most ``max_bytes`` are read:
+    a longer body is kept as far as its text came (``_Capped`` at the text's limit)."""
+    raw = bytearray()
+    async for piece in response.aiter_bytes():
+        raw += piece
+        if len(raw) > max_bytes:
+            cut = close_cut_json(bytes(raw[:max_bytes]).decode("utf-8", "replace"))
+            content = _first_content(cut)
+            if content is not None:
+                reply.add_text(content)
+                if reply.capped:
+                    raise _Capped
+            raise ReplyError(f"the reply is longer than {max_bytes:,} bytes: reading stopped")
+    data = json.loads(bytes(raw))
+    said = server_message(data)
+    if said is not None:
+        raise ReplyError(said)
+    whole = ChatCompletion.model_validate(data)
+    content = reply_text(whole.choices[0].message.content if whole.choices else None)
+    if content:
+        reply.add_text(content)
+        if reply.capped:
+            raise _Capped
+    return whole
+
+
+def _first_content(data: object) -> str | None:
+    """The text of a completion's first choice, where ``data`` has one."""
+    choices = data.get("choices") if isinstance(data, dict) else None
+    first = choices[0] if isinstance(choices, list) and choices else None
+    message = first.get("message") if isinstance(first, dict) else None
+    content = message.get("content") if isinstance(message, dict) else None
+    return content if isinstance(content, str) else None
 
 
 def _kept(error: ModelCallError, text: list[str]) -> ModelCallError:
@@ -302,13 +395,14 @@ def _call(config: ModelConfig, request: LlmRequest) -> tuple[dict[str, Any], Req
 
 def _call_error(config: ModelConfig, exc: Exception, timeout: float) -> ModelCallError:
     """What a failed call says: cut at its time limit (``asyncio.wait_for``), an SDK error, or a reply body
-    that is not JSON (cut short, say: json's errors are ValueErrors)."""
+    that is not JSON (cut short, say: json's errors are ValueErrors) or not a chat completion."""
     if isinstance(exc, TimeoutError):
         cut = "the citation deadline was reached" if timeout < config.timeout else "timed out"
         return ModelCallError(f"model {config.id}: {cut} after {timeout:.3g} s (no complete reply)")
-    if isinstance(exc, ValueError):
-        return ModelCallError(f"model {config.id}: the reply is not valid JSON ({type(exc).__name__}: "
-                              f"{' '.join(str(exc).split())[:120]})")
+    if isinstance(exc, ValueError | RecursionError):  # json's errors; RecursionError: nested too deeply
+        what = "a chat completion" if type(exc).__name__ == "ValidationError" else "valid JSON"
+        return ModelCallError(f"model {config.id}: the reply is not {what} ({type(exc).__name__}: "
+                              f"{one_line(str(exc), 120)})")
     if isinstance(exc, openai.APITimeoutError):
         return ModelCallError(f"model {config.id}: timed out after {timeout:g} s")
     if isinstance(exc, openai.APIStatusError):
@@ -338,7 +432,8 @@ def _response(config: ModelConfig, resp: Any, messages: list[dict[str, Any]]) ->
     """The reply as text, tool calls and usage; a reply of any other shape is a ``ModelCallError``."""
     choices = getattr(resp, "choices", None)
     if not isinstance(choices, list) or not choices:
-        raise ModelCallError(f"model {config.id}: reply without choices")
+        said = server_message({"error": getattr(resp, "error", None)})
+        raise ModelCallError(f"model {config.id}: {said or 'reply without choices'}")
     message = getattr(choices[0], "message", None)
     content = reply_text(getattr(message, "content", None))
     if content is None:

@@ -27,12 +27,9 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
 from ..errors import InputError
+from ..limits import MAX_ANSWER_CHARS
 
 __all__ = ["CANDIDATE_RE", "MAX_ANSWER_CHARS", "cite_plugin", "render_markdown"]
-
-# The longest answer rendered (characters): about 2.5 s and 130 MB for the most expensive shapes
-# (tables, runs of "[" or "!["), measured by bench/hostile_render.py.
-MAX_ANSWER_CHARS = 200_000
 
 # A marker candidate: the client parser (citation_parser.js) decides what it really is.
 CANDIDATE_RE = re.compile(r"\[cite:[^\[\]\n]*\]")

@@ -7,6 +7,7 @@ run, so several runs may share one pipeline object at once.
 
 from __future__ import annotations
 
+import bisect
 import queue
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
@@ -247,7 +248,8 @@ class CitationPipeline:
                 break
             traces[kind] = result.trace
             # this pass's offsets are in the earlier passes' output: moved back onto the answer
-            insertions += [(_offset_before(off, insertions), marker, kind) for off, marker in result.insertions]
+            earlier = _Inserted(insertions)
+            insertions += [(earlier.offset_before(off), marker, kind) for off, marker in result.insertions]
             text = result.answer
             citations.extend(result.citations)
         if insertions and len(traces) > 1:
@@ -337,17 +339,27 @@ class CitationPipeline:
         return PassResult(kind, answer, answer, answer, (), (), False, trace)
 
 
-def _offset_before(offset: int, earlier: Sequence[tuple[int, str, PassKind]]) -> int:
-    """``offset`` in the answer with the ``earlier`` insertions made, as an offset in the answer itself (a
-    position inside or at the end of an inserted marker is that marker's own offset)."""
-    shift = 0
-    for at, marker, _ in sorted(earlier, key=lambda ins: ins[0]):
-        if offset <= at + shift:
-            break
-        if offset <= at + shift + len(marker):
-            return at
-        shift += len(marker)
-    return offset - shift
+class _Inserted:
+    """Markers inserted into the answer by earlier passes, sorted once: where each stands in their output
+    (its offset in the answer plus the markers before it), so that an offset of that output is mapped back
+    onto the answer by a binary search."""
+
+    def __init__(self, earlier: Sequence[tuple[int, str, PassKind]]) -> None:
+        self.at: list[int] = []
+        self.placed: list[int] = []  # where each marker starts in the output
+        self.shift: list[int] = [0]  # characters inserted before each marker (and, last, in all)
+        for at, marker, _ in sorted(earlier, key=lambda ins: ins[0]):
+            self.at.append(at)
+            self.placed.append(at + self.shift[-1])
+            self.shift.append(self.shift[-1] + len(marker))
+
+    def offset_before(self, offset: int) -> int:
+        """``offset`` in the output as an offset in the answer itself (a position inside or at the end of an
+        inserted marker is that marker's own offset)."""
+        k = bisect.bisect_left(self.placed, offset)  # the markers before ``k`` start before ``offset``
+        if k and offset <= self.placed[k - 1] + self.shift[k] - self.shift[k - 1]:
+            return self.at[k - 1]
+        return offset - self.shift[k]
 
 
 def own_source_first(answer: str, insertions: Iterable[tuple[int, str, PassKind]]) -> list[tuple[int, str]]:

@@ -6,9 +6,9 @@ The model's output is never trusted as text. Validation has three steps:
   are kept with their position; invented ids, final-form markers and malformed ones (full-width
   brackets, ``[ cite:``, lowercase types, ...) are counted by kind and removed.
 - ``align``: map each kept marker onto the original answer. An unchanged reply maps one to one. A
-  changed one is aligned word by word after its common head and tail (cheap for a changed word in a
-  long answer); a marker survives only where the word before it and its sentence still match the
-  answer. A reply far longer than the answer is not aligned at all.
+  changed one is aligned word by word after its common head and tail (``word_align``: linear in the
+  answer's length however many words changed); a marker survives only where the word before it and its
+  sentence still match the answer. A reply far longer than the answer is not aligned at all.
 - ``protect``: nothing is inserted inside code, inside a marker already in the answer, or inside a word.
 
 Then one chip per claim (``one_chip_per_run``): a run of list items that all cite the same sources (a
@@ -29,9 +29,9 @@ import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 
 from ..contract.patterns import ANY_MARKER_RE, CLIENT_RE, IRIS_RE, insert_at
+from .word_align import match_words
 
 _WS = re.compile(r"\s+")
 _WORD = re.compile(r"\S+")
@@ -101,11 +101,21 @@ class Placement:
         return {kind: n for kind, n in counts.items() if n}
 
 
-def protected_spans(text: str) -> list[tuple[int, int]]:
-    """Markers already in the answer and code (spans, fenced blocks): nothing is inserted inside them."""
-    spans = [m.span() for m in ANY_MARKER_RE.finditer(text)]
-    spans += [m.span() for m in _CODE.finditer(text)]
-    return sorted(spans)
+class _Protected:
+    """Markers already in the answer and code (spans, fenced blocks): nothing is inserted inside them. Each
+    kind is found once and kept apart: the spans of one kind never overlap, so the one holding an offset is
+    a binary search away."""
+
+    def __init__(self, text: str) -> None:
+        self.kinds = [[m.span() for m in pattern.finditer(text)] for pattern in (ANY_MARKER_RE, _CODE)]
+        self.starts = [[a for a, _ in spans] for spans in self.kinds]
+
+    def end_around(self, off: int) -> int:
+        """The end of the protected span that holds ``off`` strictly inside it (of two, the one that starts
+        first); ``off`` itself when none does."""
+        around = [spans[k] for spans, starts in zip(self.kinds, self.starts, strict=True)
+                  if (k := bisect.bisect_left(starts, off) - 1) >= 0 and off < spans[k][1]]
+        return min(around)[1] if around else off
 
 
 @dataclass(frozen=True)
@@ -177,16 +187,23 @@ def _common_head(a: str, b: str) -> int:
     return lo
 
 
-def _sentence_words(text: str, end: int) -> set[str]:
-    """Lower-cased words of the sentence of ``text`` that ends at ``end``."""
-    start = 0
-    for m in _SENTENCE_END.finditer(text, 0, max(0, end - 1)):
-        start = m.end()
-    return {w.lower().strip(".,;:!?()\"'“”„«»") for w in _WORD.findall(text[start:end])} - {""}
+class _Sentences:
+    """Where the sentences of a text end, found once: the words of the sentence before any offset are then
+    a binary search away (not a scan from the start of the text for every marker)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.ends = [m.end() for m in _SENTENCE_END.finditer(text)]
+
+    def words(self, end: int) -> set[str]:
+        """Lower-cased words of the sentence that ends at ``end``."""
+        k = bisect.bisect_right(self.ends, end - 1) - 1  # the last sentence end before ``end``
+        start = self.ends[k] if k >= 0 else 0
+        return {w.lower().strip(".,;:!?()\"'“”„«»") for w in _WORD.findall(self.text[start:end])} - {""}
 
 
-def _sentence_matches(reply: str, off: int, answer: str, target: int) -> bool:
-    a, b = _sentence_words(reply, off), _sentence_words(answer, target)
+def _sentence_matches(reply: _Sentences, off: int, answer: _Sentences, target: int) -> bool:
+    a, b = reply.words(off), answer.words(target)
     if not a or not b:
         return not a and not b
     return len(a & b) / max(len(a), len(b)) >= MIN_SENTENCE_OVERLAP
@@ -198,12 +215,7 @@ class _WordMap:
     def __init__(self, reply: str, answer: str) -> None:
         self.a = [m.span() for m in _WORD.finditer(reply)]
         self.b = [m.span() for m in _WORD.finditer(answer)]
-        wa = [reply[s:e] for s, e in self.a]
-        wb = [answer[s:e] for s, e in self.b]
-        self.to_b: dict[int, int] = {}
-        for i, j, n in SequenceMatcher(None, wa, wb, autojunk=True).get_matching_blocks():
-            for k in range(n):
-                self.to_b[i + k] = j + k
+        self.to_b = match_words([reply[s:e] for s, e in self.a], [answer[s:e] for s, e in self.b])
         self.starts = [s for s, _ in self.a]
 
     def target(self, off: int) -> int | None:
@@ -238,6 +250,7 @@ def align(answer: str, stripped: Stripped) -> Aligned:
         skip = next((k for k, c in enumerate(text[mid_end_t:]) if c.isspace()), tail)
         mid_end_t, mid_end_a = mid_end_t + skip, mid_end_a + skip
     words: _WordMap | None = None
+    said: tuple[_Sentences, _Sentences] | None = None
     mapped: list[tuple[int, int]] = []
     reanchored: list[int] = []
     dropped: list[int] = []
@@ -250,7 +263,8 @@ def align(answer: str, stripped: Stripped) -> Aligned:
             words = words or _WordMap(text[head:mid_end_t], answer[head:mid_end_a])
             local = words.target(off - head)
             target = None if local is None else head + local
-            if target is not None and not _sentence_matches(text, off, answer, target):
+            said = said or (_Sentences(text), _Sentences(answer))
+            if target is not None and not _sentence_matches(said[0], off, said[1], target):
                 target = None
         if target is None:
             dropped.append(seq)
@@ -273,19 +287,19 @@ def protect(answer: str, mapped: tuple[tuple[int, int], ...]) -> tuple[tuple[Ins
                                                                       tuple[int, ...]]:
     """Move insertions out of markers, code and words; drop repeats. Returns (insertions, seqs moved out of
     code or markers, seqs moved out of words)."""
-    spans = protected_spans(answer)
+    protected = _Protected(answer)
     moved: list[int] = []
     out_of_words: list[int] = []
     insertions: list[Insertion] = []
     seen: set[tuple[int, int]] = set()
     for off, seq in mapped:
-        safe = next((b for a, b in spans if a < off < b), off)
+        safe = protected.end_around(off)
         if safe != off:
             moved.append(seq)
         word_end = _word_end(answer, safe)
         if word_end != safe:
             out_of_words.append(seq)
-            safe = next((b for a, b in spans if a < word_end < b), word_end)
+            safe = protected.end_around(word_end)
         if (safe, seq) not in seen:
             seen.add((safe, seq))
             insertions.append(Insertion(safe, seq))

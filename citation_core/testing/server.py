@@ -38,7 +38,7 @@ import ssl
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -102,8 +102,9 @@ class Reply:
     ``first_token_delay`` seconds later, the following ones ``1 / token_rate`` seconds apart, then the
     finish chunk, the usage chunk (if asked for) and ``[DONE]``. ``cut_after`` then counts event-stream
     bytes (the chunked framing aside) and ``trickle`` sends the stream byte by byte; ``raw_body`` is sent
-    verbatim as the event stream. Errors (non-200 statuses, handler errors) are plain JSON, as OpenAI
-    answers them. The streaming fields are ignored for a request that does not stream.
+    verbatim as the event stream, and ``raw_stream`` piece by piece (a stream that need not end). Errors
+    (non-200 statuses, handler errors) are plain JSON, as OpenAI answers them. The streaming fields are
+    ignored for a request that does not stream.
     """
 
     content: str = ""
@@ -118,6 +119,9 @@ class Reply:
     trickle: float = 0.0
     cut_after: int | None = None
     raw_body: bytes | None = None  # sent as the body instead of the completion (a reply that is not JSON)
+    # Sent as the event stream of a streaming request instead of the completion: a fresh iterable of byte
+    # pieces per request, one HTTP chunk each, until it ends or the client stops reading (it may never end).
+    raw_stream: Callable[[], Iterable[bytes]] | None = None
     # Streaming (requests with "stream": true). stream=False answers them with a plain JSON completion,
     # like a server that cannot stream.
     stream: bool = True
@@ -442,7 +446,9 @@ class _RequestHandler(BaseHTTPRequestHandler):
             # it breaks off), so the record is there once the client has it.
             owner._record(RecordedRequest(body, headers, started, time.monotonic(), status))
 
-        if events is not None:
+        if delivery.raw_stream is not None and status == 200 and _streams(body, delivery):
+            self._send_raw_stream(delivery.raw_stream(), extra, record)
+        elif events is not None:
             self._send_stream(events, extra, record, delivery)
         else:
             self._send_json(status, payload, extra, before_send=record, delivery=delivery, content_type=content_type)
@@ -463,7 +469,8 @@ class _RequestHandler(BaseHTTPRequestHandler):
             if not 200 <= reply.status <= 599:
                 raise ValueError(f"invalid reply status {reply.status}")
             payload = _completion_body(request, reply) if reply.status == 200 else None
-            if reply.status == 200 and reply.raw_body is None and _streams(request, reply):
+            raw = reply.raw_body is not None or reply.raw_stream is not None
+            if reply.status == 200 and not raw and _streams(request, reply):
                 events = _stream_events(request, reply)
         except Exception as exc:  # noqa: BLE001 - reported to the client as a 500
             return 500, _error_body(500, f"handler error: {type(exc).__name__}: {exc}"), {}, plain, None
@@ -568,6 +575,29 @@ class _RequestHandler(BaseHTTPRequestHandler):
             self.close_connection = True  # the client went away (or the server stopped)
         finally:
             record_once()
+
+    def _send_raw_stream(self, pieces: Iterable[bytes], extra: dict[str, str], record: Callable[[], None]) -> None:
+        """Send ``pieces`` as a chunked ``text/event-stream`` body, one HTTP chunk each, until they end, the
+        client goes away or the server stops."""
+        stopping = self._owner._stopping
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", _EVENT_STREAM)
+            self.send_header("Transfer-Encoding", "chunked")
+            for name, value in extra.items():
+                self.send_header(name, value)
+            self.end_headers()
+            for piece in pieces:
+                if stopping.is_set():
+                    self.close_connection = True
+                    return
+                if piece:
+                    self._write(b"%x\r\n" % len(piece) + piece + b"\r\n", 0.0)
+            self._write(b"0\r\n\r\n", 0.0)
+        except OSError:
+            self.close_connection = True  # the client stopped reading (or the server stopped)
+        finally:
+            record()
 
     def _end_headers(self, trickle: float) -> None:
         if trickle > 0:

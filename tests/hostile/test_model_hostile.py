@@ -9,19 +9,14 @@ The timeouts here guard against a hang (a regression fails them); no test assert
 from __future__ import annotations
 
 import dataclasses
-import io
 import json
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-import yaml
 
 from citation_core import CitationPipeline, ModelConfig, Sources
-from citation_core.cli.main import main
 from citation_core.contract import parse, strip_markers
-from citation_core.llm.config import CONFIG_DIR_ENV, OVERRIDE_ENV, defaults_dir
 from citation_core.testing import ChatRequest, LocalChatServer, Reply, cooperative_handler
 
 from ..fakes import ANSWER, EXAM, MERGE, MERGE_STEP, TREE
@@ -74,34 +69,6 @@ def test_trickling_keyword_and_summary_replies_end_at_the_deadline_with_the_mark
 
 
 # --- the command line: ask and cite against such a server ----------------------------------------------
-
-@pytest.fixture()
-def run_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-            repo_root: Path) -> Iterator[Callable[..., tuple[int, str, str]]]:
-    """``run_cli(base_url, *args)``: ``citation-studio ARGS`` in-process, every role on the model at
-    ``base_url`` (timeout 1.5 s, no retries) and a citation deadline of 3 s."""
-    monkeypatch.chdir(repo_root)
-
-    def run(base_url: str, *args: str, stdin: str = "") -> tuple[int, str, str]:
-        cfg = tmp_path / "config"
-        cfg.mkdir(exist_ok=True)
-        app = yaml.safe_load(defaults_dir().joinpath("application.yml").read_text(encoding="utf-8"))
-        app.setdefault("citation", {})["deadline_seconds"] = 3
-        (cfg / "application.yml").write_text(yaml.safe_dump(app), encoding="utf-8")
-        models = {"models": [{"id": "offline", "type": "offline", "model": "offline-extractive-1"},
-                             {"id": "local", "type": "openai_chat", "model": "m", "base_url": base_url,
-                              "timeout": 1.5, "max_retries": 0}]}
-        (cfg / "llm_config.yml").write_text(yaml.safe_dump(models), encoding="utf-8")
-        monkeypatch.setenv(CONFIG_DIR_ENV, str(cfg))
-        monkeypatch.setenv(OVERRIDE_ENV, "local")
-        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode("utf-8")), "utf-8"))
-        capsys.readouterr()
-        code = main(list(args))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    yield run
-
 
 def ask(sample_course: Path) -> tuple[str, ...]:
     return ("ask", "--course", str(sample_course), "--unit", "101", "--page", "6", "--question",
