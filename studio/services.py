@@ -16,8 +16,8 @@ from typing import Any
 from citation_core.chat.chat_pipeline import ChatPipeline, ChatResult
 from citation_core.contract import parse
 from citation_core.errors import InputError
+from citation_core.limits import too_long
 from citation_core.llm.config import CHAT_PIPELINE, CITATION_PIPELINE, KeywordStrategy, LlmConfig
-from citation_core.lms.render import MAX_ANSWER_CHARS
 from citation_core.lms.resolve import faq_table, unit_table
 from citation_core.lms.store import Conversation, LmsStore, Message
 from citation_core.lms.versions import stamp_versions
@@ -103,13 +103,14 @@ def store_answer(store: LmsStore, material: CourseMaterial, session_id: str, con
     """Persist a turn in one transaction: a new conversation when ``conversation_id`` is None, the question,
     then the answer in stored form (versions stamped, text no store can keep cleaned).
 
-    An answer longer than ``MAX_ANSWER_CHARS`` (which the chips could not render) is not stored: ``InputError``.
+    An answer the chips could not render (``limits.too_long``) is not stored: ``InputError``; one cut at
+    ``MAX_ANSWER_CHARS`` is stored with its citations.
     ``extra_answer_meta`` (e.g. what the answer's trace view needs) is stored with the answer as well.
     """
     stored = stamp_versions(result.answer, versions_lookup(material))
-    if len(stored) > MAX_ANSWER_CHARS:
-        raise InputError(f"answer: {len(stored):,} characters with its citations, more than the limit of "
-                         f"{MAX_ANSWER_CHARS:,} characters: not stored")
+    why = too_long(stored)
+    if why is not None:  # the chips could not render it
+        raise InputError(f"answer: {why}: not stored")
     turn = store.save_turn(session_id, conversation_id, result.question, stored, course_id=material.course.id,
                            unit_id=unit_id, title=result.question.strip()[:80], question_meta=meta, answer_meta={
                                **(extra_answer_meta or {}),

@@ -259,12 +259,13 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from ..lms.render import MAX_ANSWER_CHARS, render_markdown
+    from ..limits import too_long
+    from ..lms.render import render_markdown
 
     text = _read_text(args.file, "input")
-    if len(text) > MAX_ANSWER_CHARS:
-        raise InputError(f"{args.file}: {len(text):,} characters, more than the limit of {MAX_ANSWER_CHARS:,} "
-                         "characters (MAX_ANSWER_CHARS)")
+    why = too_long(text)
+    if why is not None:
+        raise InputError(f"{args.file}: {why}")
     _write(render_markdown(text) + "\n")
     return 0
 

@@ -27,7 +27,7 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
 from ..errors import InputError
-from ..limits import MAX_ANSWER_CHARS
+from ..limits import MAX_ANSWER_CHARS, too_long
 
 __all__ = ["CANDIDATE_RE", "MAX_ANSWER_CHARS", "cite_plugin", "render_markdown"]
 
@@ -100,10 +100,11 @@ _MD = _build()
 def render_markdown(text: str) -> str:
     """Render ``text`` (an answer with final or stored markers) to escaped HTML with cite-raw spans.
 
-    Raises ``InputError`` when ``text`` is longer than ``MAX_ANSWER_CHARS``.
+    Raises ``InputError`` when ``text`` is too long (``limits.too_long``: longer than ``MAX_ANSWER_CHARS``
+    without its markers, or than ``MAX_CITED_CHARS`` with them).
     """
-    if len(text) > MAX_ANSWER_CHARS:
-        raise InputError(f"answer: {len(text):,} characters, more than the limit of {MAX_ANSWER_CHARS:,} "
-                         "characters (MAX_ANSWER_CHARS)")
+    why = too_long(text)
+    if why is not None:
+        raise InputError(f"answer: {why}")
     env: dict[str, Any] = {}
     return str(_MD.render(text, env))

@@ -165,6 +165,15 @@ def test_store_answer_saves_one_whole_turn_and_never_an_answer_it_could_not_rend
     too_long = replace(result, answer="x" * (MAX_ANSWER_CHARS + 1))
     with pytest.raises(InputError) as err:
         store_answer(store, material, "key", conversation_id, 101, too_long, {})
-    assert str(err.value) == ("answer: 200,001 characters with its citations, more than the limit of 200,000 "
-                              "characters: not stored")
+    assert str(err.value) == ("answer: 200,001 characters, more than the limit of 200,000 characters "
+                              "(MAX_ANSWER_CHARS): not stored")
     assert consistent(store.path) == (1, 2)
+    # an answer cut at the limit is still stored with its citations (the markers come on top of the limit)
+    capped = replace(result, answer="x. " * ((MAX_ANSWER_CHARS - 18) // 3) + "Merging is linear."
+                     "[cite:L:101:6:::Merge:One comparison per element.]")
+    from citation_core.contract import strip_markers
+
+    assert len(capped.answer) > MAX_ANSWER_CHARS >= len(strip_markers(capped.answer))
+    kept = store_answer(store, material, "key", conversation_id, 101, capped, {})
+    assert kept.answer.endswith("One comparison per element.:va1]")
+    assert consistent(store.path) == (1, 4)
