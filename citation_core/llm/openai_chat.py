@@ -19,6 +19,7 @@ import openai
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from ..errors import ModelCallError, StreamCutError
+from ..lms.storable import storable_value
 from .base import LlmRequest, LlmResponse, ToolCall, Usage, estimate_tokens
 from .config import ModelConfig
 from .json_prefix import close_cut_json
@@ -377,6 +378,9 @@ def _call(config: ModelConfig, request: LlmRequest) -> tuple[dict[str, Any], Req
     """
     msgs: list[dict[str, Any]] = [{"role": m.role, "content": m.content} for m in request.messages]
     msgs.extend(request.history)
+    # a lone surrogate (a model may stream one, and it is in the answer being cited) cannot be sent as UTF-8:
+    # the model reads U+FFFD there, the answer itself stays as it is
+    msgs = storable_value(msgs)
     body: dict[str, Any] = {"model": config.model, "messages": msgs}
     if config.temperature is not None:
         body["temperature"] = config.temperature

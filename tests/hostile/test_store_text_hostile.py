@@ -114,6 +114,10 @@ def test_the_ask_page_stores_a_streamed_lone_surrogate_cleaned_and_says_so(
     (conversation,) = LmsStore(isolated_app).conversations()
     question, answer = LmsStore(isolated_app).messages(conversation.id)
     assert answer.content.startswith("Merge compares the heads \ufffd of both halves and copies the smaller one.")
+    # the placement model was asked (the prompt holding the answer could be sent) and its marker kept
+    assert "[cite:" in answer.content
+    placement = [r for r in srv.requests if "Paragraphs:" in json.dumps(r.body)[:20000]]
+    assert placement and "\ufffd" in placement[0].body["messages"][0]["content"]
     assert [read(w.value) for w in at.warning if "could not be stored" in w.value] == [
         "Some characters of this turn could not be stored: each broken character (a lone surrogate) is shown "
         "as \ufffd and NUL characters were left out."]
