@@ -118,6 +118,11 @@ class _Protected:
         return min(around)[1] if around else off
 
 
+def protected_spans(text: str) -> list[tuple[int, int]]:
+    """The spans of markers already in ``text`` and of its code, in order: nothing is inserted inside them."""
+    return sorted(span for spans in _Protected(text).kinds for span in spans)
+
+
 @dataclass(frozen=True)
 class Stripped:
     """The placement output without its markers: the text, and where each known marker stood in it."""
