@@ -18,6 +18,7 @@ from citation_core.material.library import CourseMaterial, load_material
 from citation_core.pipeline.serialize import serialize_lecture
 from citation_core.text import encoder as encoder_module
 from citation_core.text.encoder import SentenceEncoder, clean, sentence_encoder
+from citation_core.text.similarity import Matcher
 from citation_core.text.statements import statements
 
 # A German learner's tutor writes about the English unit 101 (merge sort) ...
@@ -118,6 +119,26 @@ def test_a_sentence_meets_the_sources_of_its_own_language_only_when_one_in_anoth
     german = statement_texts(c.text for c in material.units[301].chunks)
     assert german <= fresh_encoder.texts()
     assert not english & fresh_encoder.texts()
+
+
+def test_only_a_sentence_its_terms_do_not_place_is_aligned_token_by_token(
+        sources: list[dict[str, str]], fresh_encoder: Recording, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Token alignment only decides where shared terms found no source: the sentences cited by their terms
+    alone (meaning off) are not aligned with the statements at all."""
+    monkeypatch.setenv("CITATION_STUDIO_EMBEDDINGS", "off")
+    by_terms = [s for s in ENGLISH if place_citations(s, sources) != s]
+    monkeypatch.delenv("CITATION_STUDIO_EMBEDDINGS")
+    aligned: list[str] = []
+    scores = Matcher.scores
+
+    def recorded(self: Matcher, query: str, only: Sequence[int] | None = None) -> np.ndarray:
+        aligned.append(query)
+        return scores(self, query, only)
+
+    monkeypatch.setattr(Matcher, "scores", recorded)
+    place_citations(" ".join(ENGLISH), sources)
+    assert 3 <= len(by_terms) < len(ENGLISH)
+    assert aligned and not set(aligned) & set(by_terms)
 
 
 @pytest.mark.parametrize("answer", [GERMAN, ENGLISH], ids=["german", "english"])
