@@ -19,7 +19,6 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..material import vector_cache
 from ..text.encoder import SentenceEncoder, sentence_encoder
 from ..text.similarity import semantic_model
 from ..text.statements import statements
@@ -112,10 +111,14 @@ class SourceMeaning:
                 for column in best.T]
 
     def _key(self, encoder: SentenceEncoder) -> str:
+        from ..material import vector_cache  # on first need: a cite the encoder has nothing to do in loads none of it
+
         return vector_cache.key(f"{encoder.name} ({CACHE_KIND})", self._parts[1])
 
     def _stored(self, encoder: SentenceEncoder) -> np.ndarray | None:
         """Every statement's vector, as kept from an earlier call on the same sources; None when none is kept."""
+        from ..material import vector_cache
+
         return vector_cache.load(self._key(encoder), len(self._parts[1]), encoder.dimensions, kind=CACHE_KIND,
                                  dtype=np.float32)
 
@@ -128,6 +131,8 @@ class SourceMeaning:
         others = np.setdiff1d(np.arange(len(said)), rows)
         if len(others):
             vectors[others] = encoder.embed([said[r] for r in others])
+        from ..material import vector_cache
+
         vector_cache.store(self._key(encoder), vectors, kind=CACHE_KIND, dtype=np.float32, max_entries=CACHE_ENTRIES)
         return vectors
 
