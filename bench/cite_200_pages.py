@@ -126,6 +126,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(path)
         return 0
     folder = Path(tempfile.mkdtemp(prefix="cite-200-"))
+    try:
+        return measure_all(folder, args.runs, args.keep)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def measure_all(folder: Path, runs_wanted: int, keep: Path | None) -> int:
+    """Build the input in ``folder``, measure, print the tables; the exit status."""
     base = {k: v for k, v in os.environ.items() if k != "CITATION_STUDIO_EMBEDDINGS"}
     base["PYTHONHASHSEED"] = "0"
     base["CITATION_STUDIO_DECK_CACHE"] = str(folder / "cache")  # decks parsed, and vectors made, afresh
@@ -137,7 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     whole: dict[str, list[float]] = {"on": [], "off": []}
     cli = [sys.executable, "-m", "citation_core.cli.main", "cite", "--sources", str(sources), "--answer", str(answer)]
     kept = folder / "cache" / "vectors"
-    for _ in range(args.runs):
+    for _ in range(runs_wanted):
         for name, env in settings.items():  # taking turns, so that the machine's load falls on both alike
             shutil.rmtree(kept, ignore_errors=True)
             runs[name].append(child(sources, answer, env))
@@ -150,7 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             shutil.rmtree(kept, ignore_errors=True)
             whole[name].append(measure(cli, env)[0])
     status = 0
-    print(f"200 pages, {len(answer.read_text(encoding='utf-8'))} characters of answer; medians of {args.runs} "
+    print(f"200 pages, {len(answer.read_text(encoding='utf-8'))} characters of answer; medians of {runs_wanted} "
           "fresh processes")
     print()
     print("| CPU s | meaning on | meaning off | on / off |")
@@ -173,9 +181,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if len(digests) != 1:
             print(f"FAIL: runs with meaning {name} cited differently", file=sys.stderr)
             status = 1
-        if args.keep:
-            args.keep.mkdir(parents=True, exist_ok=True)
-            (args.keep / f"cited_{name}.md").write_text(str(rs[0]["answer"]), encoding="utf-8")
+        if keep:
+            keep.mkdir(parents=True, exist_ok=True)
+            (keep / f"cited_{name}.md").write_text(str(rs[0]["answer"]), encoding="utf-8")
     for label, seconds in (("first time", med["on"]["cite"]), ("again", again_med["on"])):
         verdict = "PASS" if seconds < GOAL_SECONDS else "MISSED"
         print(f"goal: cite ({label}) with meaning on < {GOAL_SECONDS} s of CPU → {seconds:.2f} s → {verdict}")
