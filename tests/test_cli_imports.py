@@ -10,6 +10,7 @@ of those modules it holds.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -35,12 +36,13 @@ SOURCES = {"lecture": {"pages": [{"uuid": "p", "lecture_unit_id": 1, "page_numbe
                                   "text": "Merge sort splits the list in halves."}]}}
 
 
-def cite(tmp_path: Path, *options: str) -> dict[str, object]:
+def cite(tmp_path: Path, *options: str, answer_text: str = ANSWER) -> dict[str, object]:
     sources, answer = tmp_path / "sources.json", tmp_path / "answer.md"
     sources.write_text(json.dumps(SOURCES), encoding="utf-8")
-    answer.write_text(ANSWER, encoding="utf-8")
+    answer.write_text(answer_text, encoding="utf-8")
     args = ["cite", "--sources", str(sources), "--answer", str(answer), *options]
-    done = subprocess.run([sys.executable, "-c", RUN, *args], capture_output=True, text=True, check=True)
+    env = {**os.environ, "CITATION_STUDIO_DECK_CACHE": str(tmp_path / "cache")}
+    done = subprocess.run([sys.executable, "-c", RUN, *args], capture_output=True, text=True, check=True, env=env)
     result: dict[str, object] = json.loads(done.stdout)
     return result
 
@@ -53,6 +55,15 @@ def test_cite_on_a_tiny_input_loads_no_heavy_library(tmp_path: Path, options: tu
     text = json.loads(output)["answer"] if options else output
     # the offline pipeline really ran: the sentence got its citation with a keyword and a summary
     assert text.startswith("Merge sort splits the list in halves.[cite:L:1:1:::Merge sort:Merge sort splits")
+    assert result["loaded"] == []
+
+
+def test_citing_across_languages_loads_no_heavy_library(tmp_path: Path) -> None:
+    """A German sentence about the English slide: the encoder decides and its statement vectors are kept in
+    the vector cache, which is found and written without any PDF or image library."""
+    result = cite(tmp_path, answer_text="Das Verfahren zerlegt die Folge in zwei Hälften.\n")
+    assert str(result["output"]).startswith("Das Verfahren zerlegt die Folge in zwei Hälften.[cite:L:1:1:::")
+    assert list((tmp_path / "cache" / "vectors" / "placement").glob("*.npy"))
     assert result["loaded"] == []
 
 

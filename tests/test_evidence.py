@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
+
+import pytest
 
 from citation_core import CitationPipeline, Sources, cite
 from citation_core.pipeline import PHASES, PassRun, replace_phase
 from citation_core.pipeline.audit import audit
 from citation_core.pipeline.evidence import find_evidence, judge_support
 from citation_core.sources import PageChunk, TranscriptSegment
+from citation_core.text.similarity import StaticEmbedding, semantic_model
 
 from .fakes import ANSWER, EXAM, MERGE, MERGE_STEP, TREE
 
@@ -129,3 +134,28 @@ def test_a_failing_judge_keeps_the_lexical_verdict() -> None:
     result = pipe.run_pass(ANSWER, [MERGE, MERGE_STEP])
     assert [c.support.verdict for c in result.citations if c.support] == ["supported", "supported"]
     assert all("judge failed: judge down" in c.support.reason for c in result.citations if c.support)
+
+
+STEPS = PageChunk("p5", 12, 5, "Merge sort in three steps\n• Divide the list into two halves\n"
+                  "• Sort each half recursively\n• Merge the two sorted halves in linear time")
+
+
+def test_the_audit_reads_each_line_of_a_slide_into_tokens_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three sentences cited to one slide: every line of it is compared with each sentence by meaning, and
+    read into the model's tokens once."""
+    assert semantic_model() is not None
+    answer = cite("Merge sort first divides the list into two halves. Then it sorts each half recursively. "
+                  "Finally it merges the two sorted halves in linear time.", Sources((STEPS,))).answer
+    assert answer.count("[cite:L:12:5:") == 3
+    tokenized: list[str] = []
+    token_ids = StaticEmbedding.token_ids
+
+    def counted(self: StaticEmbedding, texts: Sequence[str]) -> list[list[int]]:
+        tokenized.extend(texts)
+        return token_ids(self, texts)
+
+    monkeypatch.setattr(StaticEmbedding, "token_ids", counted)
+    audits = audit(answer, Sources((STEPS,)))
+    assert [a.support.verdict for a in audits] == ["supported"] * 3
+    times = Counter(tokenized)
+    assert {line: times[line] for line in STEPS.text.splitlines()} == dict.fromkeys(STEPS.text.splitlines(), 1)

@@ -4,6 +4,7 @@ absence only turns semantic matching off (with one warning), never an answer."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -58,6 +59,24 @@ print("ok")
                           env=env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
+
+
+@pytest.mark.parametrize("model", ["semantic_model", "sentence_encoder"])
+def test_once_a_meaning_model_is_loaded_numpy_multiplies_on_one_thread(model: str) -> None:
+    """Meaning's products are small: BLAS helper threads would only spin beside them (and take a second
+    core's CPU). In a fresh process, whatever BLAS started with, loading either model leaves it one thread."""
+    code = f"""
+from threadpoolctl import threadpool_info
+from citation_core.text.encoder import sentence_encoder
+from citation_core.text.similarity import semantic_model
+assert {model}() is not None
+print(sorted({{i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}}))
+"""
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[1]"
 
 
 @pytest.mark.parametrize("breakage", ["missing", "corrupt weights", "corrupt tokenizer"])

@@ -10,16 +10,14 @@ source.
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import re
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
-
-import numpy as np
 
 from ..contract import insert_at
 from ..errors import ModelCallError
@@ -42,12 +40,10 @@ from ..text import (
     unligature,
     weak_words,
 )
-from ..text.encoder import sentence_encoder
 from ..text.sentences import fenced_block_after
-from ..text.similarity import semantic_model
 from ..text.slides import SlideUnit
-from ..text.statements import statements
 from .base import LlmRequest, LlmResponse, Usage, estimate_tokens
+from .offline_meaning import SourceMeaning
 
 # A sentence names a slide ("Slide 7", "Folie 7", "page 3"): those words say where, not what.
 _SLIDE_WORDS = (r"(?:slides?|folien?|pages?|seiten?|diapositivas?|diapositives?|dias?|slajd\w*|slayt\w*|слайд\w*"
@@ -85,6 +81,23 @@ def _read_sources(sources: Sequence[Mapping[str, str]]) -> list[tuple[str, set[s
         lang = detect_language(content, default)
         out.append((str(s["id"]), terms(content, lang), lang))
     return out
+
+
+@dataclass
+class _Claim:
+    """One answer sentence on its way to its citations: the sources that support it by their terms
+    (``lexical`` score of every source sharing one, ``passed`` those that pass) and, where they found nothing,
+    how close each source comes in meaning (token by token: ``cosines``; ``across``: the encoder is to
+    decide, ``encoded`` its cosines)."""
+
+    end: int  # where its markers go
+    text: str
+    lang: str
+    lexical: dict[int, float] = field(default_factory=dict)
+    passed: set[int] = field(default_factory=set)
+    cosines: dict[int, float] = field(default_factory=dict)
+    across: bool = False
+    encoded: dict[int, float] = field(default_factory=dict)
 
 
 def place_citations(answer: str, sources: Sequence[Mapping[str, str]], min_score: float | None = None) -> str:
@@ -145,9 +158,9 @@ def cited_sentences(answer: str, sources: Sequence[Mapping[str, str]],
         for t in toks:
             postings.setdefault(t, []).append(i)
     answer_lang = detect_language(answer)
-    meaning = _Meaning(sources, tokens=_small(sources))
+    meaning = SourceMeaning(sources, tokens=_small(sources))
 
-    inserts: list[tuple[int, list[str]]] = []
+    claims: list[_Claim] = []
     for sent in sentences(answer, answer_lang):
         text = SLIDE_REFERENCE.sub(" ", sent.text)
         if _lead_in(text):
@@ -162,24 +175,35 @@ def cited_sentences(answer: str, sources: Sequence[Mapping[str, str]],
             continue
         total = sum(idf.get(t, unseen) for t in words)
         hits: Counter[int] = Counter(i for t in words for i in postings.get(t, ()))
-        lexical: dict[int, float] = {}
-        passed: set[int] = set()
+        claim = _Claim(sent.end, text, lang)
         for i, count in hits.items():
             shared = sum(idf[t] for t in words & docs[i][1])
             own = shared / total
             overlap = shared / min(total, weight[i])
-            lexical[i] = (own + overlap) / 2
-            if count >= 2 and lexical[i] >= min_score and own >= min_own:
-                passed.add(i)
-        cosines = meaning.closeness(text, _semantic_pool(lexical, len(docs))) if meaning is not None else {}
-        # across languages the token path finds nothing: the encoder decides there (on dev, same-language
-        # paraphrases lost more precision to it than they gained recall, and an FAQ found by it alone was wrong
-        # more often than right); an announcement ("…says:") is no claim
-        across = (not faq_only and any(dl != lang for dl in doc_lang)
-                  and not text.rstrip().endswith((":", "：")))
-        encoded = meaning.encoded(text) if meaning is not None and not passed and across else {}
-        scored = _supporting(lexical, passed, cosines if not faq_only else {}, docs, SEM_ALONE, encoded,
-                             _written_in_other_than(doc_lang, lang))
+            claim.lexical[i] = (own + overlap) / 2
+            if count >= 2 and claim.lexical[i] >= min_score and own >= min_own:
+                claim.passed.add(i)
+        if not claim.passed:  # meaning is asked only where the terms found nothing
+            if not faq_only:
+                claim.cosines = meaning.closeness(text, _semantic_pool(claim.lexical, len(docs)))
+            # across languages the token path finds nothing: the encoder decides there (on dev, same-language
+            # paraphrases lost more precision to it than they gained recall, and an FAQ found by it alone was
+            # wrong more often than right); an announcement ("…says:") is no claim
+            claim.across = (not faq_only and any(dl != lang for dl in doc_lang)
+                            and not text.rstrip().endswith((":", "：")))
+        claims.append(claim)
+
+    # the sentences the encoder decides, all at once; each meets first the sources in another language
+    asked = [c for c in claims if c.across]
+    others = {lang: {i for i, dl in enumerate(doc_lang) if dl != lang} for lang in {c.lang for c in asked}}
+    for claim, encoded in zip(asked, meaning.encoded([c.text for c in asked], [others[c.lang] for c in asked],
+                                                     ENC_ALONE), strict=True):
+        claim.encoded = encoded
+
+    inserts: list[tuple[int, list[str]]] = []
+    for claim in claims:
+        scored = _supporting(claim.lexical, claim.passed, claim.cosines, docs, SEM_ALONE, claim.encoded,
+                             _written_in_other_than(doc_lang, claim.lang))
         if not scored:
             continue
         best = scored[0][0]
@@ -190,7 +214,7 @@ def cited_sentences(answer: str, sources: Sequence[Mapping[str, str]],
             if any(docs[i][1] == docs[j][1] for j in chosen):
                 continue  # the same text again (an overlay page, a repeated cue): one chip is enough
             chosen.append(i)
-        inserts.append((sent.end, [docs[i][0] for i in chosen]))
+        inserts.append((claim.end, [docs[i][0] for i in chosen]))
     return inserts
 
 
@@ -248,54 +272,6 @@ def _stands_out(cosines: Mapping[int, float], docs: Sequence[tuple[str, set[str]
     if cosines[best] >= alone and cosines[best] - max(rivals, default=0.0) >= margin:
         return best
     return None
-
-
-class _Meaning:
-    """The statements of every source of one placement call: matched token by token by the static model
-    (``text.similarity.Matcher``, tokens weighted by their rarity among these statements), and compared
-    whole by the multilingual encoder (``text.encoder``), each where it is available."""
-
-    def __init__(self, sources: Sequence[Mapping[str, str]], tokens: bool = True) -> None:
-        """``tokens``: match token by token too (costly on a whole course; the encoder compares whole
-        statements, cheaply, and only for sentences in another language than their sources)."""
-        self._sources = sources
-        model = semantic_model() if tokens else None
-        self._matcher = model.matcher(self._parts[1]) if model is not None else None
-        self._vectors: np.ndarray | None = None
-
-    @functools.cached_property
-    def _parts(self) -> tuple[list[int], list[str]]:
-        """Every source's statements, read on first need, and the source each belongs to."""
-        parts = [statements(str(s.get("content", ""))) for s in self._sources]
-        return [i for i, part in enumerate(parts) for _ in part], [st for part in parts for st in part]
-
-    def _per_source(self, scores: Iterable[tuple[int, float]]) -> dict[int, float]:
-        """Per source: the best score of its statements, from (statement index, score) pairs."""
-        owners = self._parts[0]
-        out: dict[int, float] = {}
-        for k, score in scores:
-            if score > out.get(owners[k], -1.0):
-                out[owners[k]] = float(score)
-        return out
-
-    def closeness(self, sentence: str, pool: Sequence[int]) -> dict[int, float]:
-        """Per source of ``pool``: how closely its closest statement says what ``sentence`` says."""
-        if self._matcher is None or not pool:
-            return {}
-        wanted = set(pool)
-        only = [k for k, owner in enumerate(self._parts[0]) if owner in wanted]
-        scores = self._matcher.scores(sentence, only)
-        return self._per_source((k, scores[k]) for k in only)
-
-    def encoded(self, sentence: str) -> dict[int, float]:
-        """Per source: the encoder's cosine of its closest statement with ``sentence`` ({} without the
-        encoder). The statements are embedded once per call, on first need."""
-        encoder = sentence_encoder()
-        if encoder is None or not self._parts[1]:
-            return {}
-        if self._vectors is None:
-            self._vectors = encoder.embed(self._parts[1])
-        return self._per_source(enumerate(self._vectors @ encoder.embed([sentence])[0]))
 
 
 _QUOTED = re.compile(r"“[^”]*”|„[^“”]*[“”]|«[^»]*»|\"[^\"]*\"|「[^」]*」|‚[^‘]*‘")

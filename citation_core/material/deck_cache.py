@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from . import json_cache, ocr
+from . import json_cache
+from .cache_paths import OCR_CACHE_ENV, ocr_cache_dir
 
 __all__ = ["CACHE_ENV", "PARSER_VERSION", "ParsedDeck", "TextEngine", "cache_dir", "load", "store"]
 
@@ -54,9 +55,9 @@ def cache_dir() -> Path:
     configured = os.environ.get(CACHE_ENV)
     if configured:
         return Path(configured)
-    if os.environ.get(ocr.CACHE_ENV):
-        return ocr.cache_dir() / "decks"
-    return ocr.cache_dir().parent / "decks"
+    if os.environ.get(OCR_CACHE_ENV):
+        return ocr_cache_dir() / "decks"
+    return ocr_cache_dir().parent / "decks"
 
 
 @functools.cache

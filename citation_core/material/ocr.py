@@ -33,6 +33,7 @@ import pypdfium2
 from PIL import Image, ImageFilter, ImageOps
 
 from . import json_cache
+from .cache_paths import OCR_CACHE_ENV, ocr_cache_dir
 from .page_geometry import DeclaredPages, declared_page, shown_page
 from .pdfium import PDFIUM_LOCK
 
@@ -50,7 +51,7 @@ __all__ = [
     "terminal_progress",
 ]
 
-CACHE_ENV = "CITATION_STUDIO_OCR_CACHE"
+CACHE_ENV = OCR_CACHE_ENV
 FORMAT = 3  # bump when what is stored (bands, scale, segmentation) changes: older entries are read again
 # (2: the bands are rendered in colour and turned grey afterwards; 3: small groups rendered again larger,
 # bars read as surfaces of their own, every group read at two heights)
@@ -162,11 +163,7 @@ def terminal_progress(label: str, stream: TextIO | None = None) -> Progress | No
 def cache_dir() -> Path:
     """Where read pages are kept: ``$CITATION_STUDIO_OCR_CACHE``, else ``$XDG_CACHE_HOME/citation-studio/ocr``
     (``~/.cache/citation-studio/ocr``)."""
-    configured = os.environ.get(CACHE_ENV)
-    if configured:
-        return Path(configured)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "citation-studio" / "ocr"
+    return ocr_cache_dir()
 
 
 def content_digest(data: bytes) -> str:

@@ -6,6 +6,9 @@ themselves, so a new version of the material (another PDF, another transcript, a
 another key and its vectors are made again; the old entry ages out. An entry that cannot be read, has
 another shape, holds values that are not finite or vectors that are not unit length is no entry: the
 vectors are made again and the entry rewritten. A cache that cannot be written is no error either.
+
+Entries of another kind (the statements of the sources of one placement call, kept as they were made:
+float32) have a sub-folder and a limit of their own, so that they never push a unit's entries out.
 """
 
 from __future__ import annotations
@@ -22,9 +25,10 @@ MAX_ENTRIES = 2000
 FOLDER = "vectors"
 
 
-def cache_dir() -> Path:
-    """The ``vectors`` folder inside the deck cache (``material.deck_cache.cache_dir``)."""
-    return deck_cache.cache_dir() / FOLDER
+def cache_dir(kind: str = "") -> Path:
+    """The ``vectors`` folder inside the deck cache (``material.deck_cache.cache_dir``), or its sub-folder
+    ``kind``."""
+    return deck_cache.cache_dir() / FOLDER / kind if kind else deck_cache.cache_dir() / FOLDER
 
 
 def key(encoder_name: str, statements: Sequence[str]) -> str:
@@ -41,14 +45,16 @@ def as_stored(vectors: np.ndarray) -> np.ndarray:
     return out
 
 
-def load(entry_key: str, rows: int, dims: int) -> np.ndarray | None:
-    """The stored vectors for ``entry_key`` as float32, or None (none stored, foreign or damaged)."""
-    path = cache_dir() / f"{entry_key}.npy"
+def load(entry_key: str, rows: int, dims: int, *, kind: str = "",
+         dtype: type[np.floating] = np.float16) -> np.ndarray | None:
+    """The stored vectors for ``entry_key`` (kept as ``dtype``) as float32, or None (none stored, foreign or
+    damaged)."""
+    path = cache_dir(kind) / f"{entry_key}.npy"
     try:
         vecs = np.load(path, allow_pickle=False)
     except (OSError, ValueError, EOFError):
         return None
-    if vecs.shape != (rows, dims) or vecs.dtype != np.float16:
+    if vecs.shape != (rows, dims) or vecs.dtype != dtype:
         return None
     out: np.ndarray = vecs.astype(np.float32)
     if not np.isfinite(out).all():
@@ -59,11 +65,13 @@ def load(entry_key: str, rows: int, dims: int) -> np.ndarray | None:
     return out
 
 
-def store(entry_key: str, vectors: np.ndarray) -> None:
-    """Write the entry atomically; keep at most :data:`MAX_ENTRIES` (``json_cache.write_atomic``)."""
-    json_cache.write_atomic(cache_dir() / f"{entry_key}.npy",
-                            lambda fh: np.save(fh, np.asarray(vectors, dtype=np.float16), allow_pickle=False),
-                            MAX_ENTRIES)
+def store(entry_key: str, vectors: np.ndarray, *, kind: str = "", dtype: type[np.floating] = np.float16,
+          max_entries: int = MAX_ENTRIES) -> None:
+    """Write the entry as ``dtype``, atomically; keep at most ``max_entries`` of its kind
+    (``json_cache.write_atomic``)."""
+    json_cache.write_atomic(cache_dir(kind) / f"{entry_key}.npy",
+                            lambda fh: np.save(fh, np.asarray(vectors, dtype=dtype), allow_pickle=False),
+                            max_entries)
 
 
 __all__ = ["as_stored", "cache_dir", "key", "load", "store"]

