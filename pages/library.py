@@ -34,7 +34,7 @@ from citation_core.material.uploads import (
 from citation_core.pipeline.languages import LANGUAGES
 from citation_core.text.languages import language_label
 from studio import cached
-from studio.keys import LIBRARY_SAID, LIBRARY_TO_ASK, OPEN_UNIT, W_LIBRARY_COURSE
+from studio.keys import LIBRARY_COURSE, LIBRARY_SAID, LIBRARY_TO_ASK, OPEN_UNIT, W_LIBRARY_COURSE
 from studio.open_in_ask import open_in_ask
 from studio.services import course_roots
 from studio.text import md_escape, plural, short_title
@@ -332,7 +332,11 @@ if opening is not None:
     label = next((label for label, m in courses.items() if m.course.id == opening[0]), None)
     if label is not None:
         ss[W_LIBRARY_COURSE] = label
-material = courses[st.selectbox("Course", list(courses), key=W_LIBRARY_COURSE)]
+elif W_LIBRARY_COURSE not in ss and ss.get(LIBRARY_COURSE) in courses:
+    ss[W_LIBRARY_COURSE] = ss[LIBRARY_COURSE]  # back from another page: the course chosen before
+chosen = st.selectbox("Course", list(courses), key=W_LIBRARY_COURSE)
+ss[LIBRARY_COURSE] = chosen
+material = courses[chosen]
 every = material.all_units
 hidden_total = sum(len(um.unit.hidden_pages) for um in every.values())
 st.caption(f"{plural(len(every), 'unit')} ({len(material.withheld)} not released, "

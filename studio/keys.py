@@ -29,6 +29,7 @@ W_PREVIEW = "w_preview"  # instructor preview: units not released yet are offere
 
 # Library: the course picked, and the unit to show after an upload or an edit: (course id, unit id)
 W_LIBRARY_COURSE = "w_library_course"
+LIBRARY_COURSE = "library_course"  # the course last chosen in the Library (a widget's key is gone after another page)
 OPEN_UNIT = "library_open_unit"
 LIBRARY_SAID = "library_said"  # what the last change to a unit did, shown once after the rerun it asked for
 LIBRARY_TO_ASK = "library_to_ask"  # "Ask about …" under that message was pressed: the Library opens the Ask page

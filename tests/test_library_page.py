@@ -62,9 +62,8 @@ def ask_page(at: AppTest) -> tuple[int, int, list[str]]:
     views = [o for w in at.get("segmented_control") if w.key == W_MODE for o in w.options]
     opened = (at.selectbox(key=W_COURSE).value, at.selectbox(key=W_UNIT).value, views)
     at.switch_page("pages/library.py").run()
-    if at.selectbox(key=W_LIBRARY_COURSE).value != LIBRARY_COURSE:  # the Library forgets its course meanwhile
-        at.selectbox(key=W_LIBRARY_COURSE).select(LIBRARY_COURSE).run()
     assert not at.exception, at.exception
+    assert at.selectbox(key=W_LIBRARY_COURSE).value == LIBRARY_COURSE  # the Library keeps its course meanwhile
     return opened
 
 
@@ -282,3 +281,12 @@ def test_a_chosen_deck_that_is_not_a_pdf_is_said_at_once(library: Path) -> None:
     assert not at.exception, at.exception
     assert [e.value.replace("\\", "") for e in at.error] == ["lecture3.srt: a deck must be .pdf, got .srt"]
     assert not (library / "decks" / "9003_lecture3.pdf").exists()
+
+
+def test_the_library_keeps_its_course_after_a_visit_to_another_page(library: Path) -> None:
+    at = open_library(in_app=True)
+    at.switch_page("pages/ask.py").run()
+    at.switch_page("pages/chip_preview.py").run()
+    at.switch_page("pages/library.py").run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key=W_LIBRARY_COURSE).value == LIBRARY_COURSE
