@@ -31,6 +31,15 @@ from .trace import Failure, Trace
 HANDLE = re.compile(r"\[cite:([0-9]{1,9})\]")
 # the end of a partial text that may still become a handle: "[", "[c", …, "[cite:", "[cite:12"
 _HALF_TYPED = re.compile(r"\[(?:c(?:i(?:t(?:e(?::[0-9]{0,9})?)?)?)?)?\Z")
+_CUT_HANDLE = re.compile(r"\[cite:[0-9]{0,9}\Z")  # a handle a stream cut short ended in
+
+
+def uncited(text: str, final: bool = True) -> str:
+    """``text`` without its handles: the writer's answer as a reader sees it before it is cited (while it
+    streams, ``final=False``, without a half-typed handle at the end either)."""
+    text = HANDLE.sub("", text)
+    cut = (_CUT_HANDLE if final else _HALF_TYPED).search(text)
+    return text if cut is None else text[: cut.start()]
 
 
 def source_ref(source: Source) -> SourceRef:
@@ -192,10 +201,9 @@ class CitationRegistry:
         self.notice(text)
         if final:
             self._wait()
-        else:
-            half = _HALF_TYPED.search(text)
-            if half is not None:
-                text = text[: half.start()]
+        half = (_CUT_HANDLE if final else _HALF_TYPED).search(text)
+        if half is not None:
+            text = text[: half.start()]
         out: list[str] = []
         last = 0
         invented: dict[int, int] = {}
