@@ -5,19 +5,23 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import re
+import subprocess
+import sys
 import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from citation_core.chat.chat_pipeline import ChatPipeline, ChatResult
 from citation_core.chat.view import ViewPosition
 from citation_core.contract import FinalMarker, SourceRef, strip_markers
 from citation_core.errors import ConfigError
-from citation_core.llm.config import ModelConfig, load_config
+from citation_core.llm.config import CONFIG_DIR_ENV, OVERRIDE_ENV, ModelConfig, load_config
 from citation_core.material.library import load_material
 from citation_core.testing.server import ChatRequest, LocalChatServer, Reply
 
@@ -159,3 +163,35 @@ def test_placement_mode_stays_the_default_and_a_bad_mode_is_one_line(tmp_path: P
     (tmp_path / "application.yml").write_text(
         app.replace("# citation_mode: inline", "citation_mode: inline"), encoding="utf-8")
     assert load_config(tmp_path, override="").citation_mode_for("advanced") == "inline"
+
+
+def run_ask(base_url: str, tmp_path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    """``citation-studio ask`` as a process of its own, every role on ``base_url``, ``citation.mode: inline``."""
+    cfg = tmp_path / "config"
+    cfg.mkdir(exist_ok=True)
+    app = (ROOT / "application.yml").read_text(encoding="utf-8")
+    (cfg / "application.yml").write_text(app.replace("  mode: placement", "  mode: inline"), encoding="utf-8")
+    models = {"models": [{"id": "offline", "type": "offline", "model": "offline-extractive-1"},
+                         {"id": "local", "type": "openai_chat", "model": "m", "base_url": base_url, "timeout": 10,
+                          "max_retries": 0}]}
+    (cfg / "llm_config.yml").write_text(yaml.safe_dump(models), encoding="utf-8")
+    env = {**os.environ, CONFIG_DIR_ENV: str(cfg), OVERRIDE_ENV: "local"}
+    return subprocess.run([sys.executable, "-m", "citation_core.cli.main", "ask", "--course", str(SAMPLES),
+                           "--unit", "101", "--page", "6", "--question", "How does merging work?", *extra],
+                          capture_output=True, text=True, env=env, timeout=60, check=False)
+
+
+def test_ask_in_inline_mode_streams_the_text_without_handles_then_prints_the_cited_answer(tmp_path: Path) -> None:
+    writer = Writer(lambda results: ["MERGE walks both", " halves once.[cite", ":1] Memory is needed.",
+                                     faq_handle(results)])
+    with LocalChatServer(writer) as srv:
+        streamed = run_ask(srv.base_url, tmp_path, "--stream")
+        redirected = run_ask(srv.base_url, tmp_path)
+    assert streamed.returncode == 0, streamed.stderr
+    text = "MERGE walks both halves once. Memory is needed."
+    slide = FinalMarker(PAGE6, "Merge sort", "It is about Merging.").format()
+    assert streamed.stdout.startswith(text + "\n\n")  # the words as written, never a handle
+    cited = streamed.stdout[len(text) + 2:]
+    assert cited.startswith(f"MERGE walks both halves once.{slide} Memory is needed.[cite:F:")
+    assert strip_markers(cited).strip() == text
+    assert redirected.returncode == 0 and redirected.stdout == cited

@@ -116,3 +116,12 @@ def test_the_final_render_does_not_wait_past_the_deadline_for_a_hanging_keyword(
         release.set()
     assert out == "Merging." + FinalMarker(SourceRef.of_page(101, 6), "", "Summary of Merging").format()
     assert any(f.kind == "enrichment_or_rewrite" and f.seq == 1 for f in reg.trace.failures)
+
+
+def test_a_handle_cut_short_by_the_end_of_a_stream_is_left_out_of_the_final_answer() -> None:
+    model = ScriptedModel({"keyword": ["Merge commit"], "summary": _summary})
+    with _registry(model) as reg:
+        reg.register(MERGE)
+        out = reg.expand("Merging.[cite:1] Then[cite:", final=True)
+    marker = FinalMarker(SourceRef.of_page(101, 6), "Merge commit", "Summary of Merging").format()
+    assert out == f"Merging.{marker} Then"

@@ -135,8 +135,7 @@ class ChatPipeline:
         lang = choose_language(language)
         writer_role = RoleModel.of(self.config.resolve(CHAT_PIPELINE, variant, "chat"), variant, self.factory)
         models = {"writer": writer_role.label}
-        if (self.config.citation_mode_for(variant) == "inline" and pasted_answer is None
-                and not writer_role.offline):
+        if pasted_answer is None and self.cites_inline(variant):
             return self._inline(question, view, turns, state, writer_trace, writer_role, models, language,
                                 progress, on_draft, on_delta, on_partial)
         if pasted_answer is not None:
@@ -182,6 +181,13 @@ class ChatPipeline:
                           tuple(state.retrieved), tuple(faqs), models, tuple(audits),
                           self._languages(question, state.switched_to if state.switched_to is not None and switched
                                           else view.unit_id, lang.language.code))
+
+    def cites_inline(self, variant: str = "default") -> bool:
+        """Whether a written answer of ``variant`` is cited inline (``citation.mode: inline`` and a model
+        writer; the offline writer writes no handles, its answers are cited by placement)."""
+        if self.config.citation_mode_for(variant) != "inline":
+            return False
+        return self.config.resolve(CHAT_PIPELINE, variant, "chat").type != "offline"
 
     def _inline(self, question: str, view: CurrentView, turns: tuple[tuple[str, str], ...], state: ToolState,
                 writer_trace: Trace, writer_role: RoleModel, models: dict[str, str], language: str | None,

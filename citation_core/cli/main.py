@@ -236,8 +236,16 @@ def cmd_ask(args: argparse.Namespace) -> int:
     # cited answer after a blank line; redirected, only the cited answer is printed
     stream = not args.json and pasted is None and (sys.stdout.isatty() if args.stream is None else args.stream)
     drafted: list[str] = []
+    inline = pasted is None and chat.cites_inline(args.variant)
+    raw = [""]  # inline: the writer's text so far, handles and all
 
     def piece(text: str) -> None:
+        if inline:  # the text as a reader sees it: handles left out, a half-typed one held back
+            from ..pipeline.registry import uncited
+
+            shown = len("".join(drafted))
+            raw[0] += text
+            text = uncited(raw[0], final=False)[shown:]
         drafted.append(text)
         _write(text)
         sys.stdout.flush()
