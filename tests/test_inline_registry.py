@@ -125,3 +125,14 @@ def test_a_handle_cut_short_by_the_end_of_a_stream_is_left_out_of_the_final_answ
         out = reg.expand("Merging.[cite:1] Then[cite:", final=True)
     marker = FinalMarker(SourceRef.of_page(101, 6), "Merge commit", "Summary of Merging").format()
     assert out == f"Merging.{marker} Then"
+
+
+def test_the_readable_text_piece_by_piece_is_the_text_without_handles() -> None:
+    from citation_core.pipeline.registry import UncitedStream, uncited
+
+    for text in ("Merging.[cite:1] Rebasing.[cite:12][cite:3] Done", "See [the slide](x) and [c] or [cite] [cite:a]",
+                 "It ends in [", "Cut short[cite:4", "[cite:[cite:1]2] odd"):
+        stream = UncitedStream()
+        pieces = [stream.feed(ch) for ch in text]
+        assert "".join(pieces) + stream.end() == uncited(text)
+        assert "[cite:" not in "".join(pieces[:text.index("Done")] if "Done" in text else "")

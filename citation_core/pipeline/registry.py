@@ -55,6 +55,26 @@ def _content(source: Source) -> str:
     return source.content if isinstance(source, FaqSource) else source.text
 
 
+class UncitedStream:
+    """``uncited`` piece by piece, in time linear in the text: ``feed`` returns the text that became readable
+    (a possible handle at the end is held back until it is complete or turns out to be text)."""
+
+    def __init__(self) -> None:
+        self._held = ""
+
+    def feed(self, piece: str) -> str:
+        text = HANDLE.sub("", self._held + piece)
+        half = _HALF_TYPED.search(text)
+        cut = len(text) if half is None else half.start()
+        self._held = text[cut:]
+        return text[:cut]
+
+    def end(self) -> str:
+        """What is still held back, without a handle cut short."""
+        rest, self._held = uncited(self._held), ""
+        return rest
+
+
 @dataclass(frozen=True)
 class Registered:
     """One source of the turn under its handle."""
@@ -229,7 +249,8 @@ class CitationRegistry:
             futures = [f for job in self._enrichments.values() for f in (job.keyword, job.summary)]
         _, pending = wait_futures(futures, timeout=self.deadline_seconds)
         if pending:
-            late = sorted(h for h, job in self._enrichments.items() if not job.done())
+            with self._lock:
+                late = sorted(h for h, job in self._enrichments.items() if not job.done())
             self.trace.fail(Failure("enrichment_or_rewrite",
                                     f"enrichment not done within the deadline of {self.deadline_seconds:g} s",
                                     late[0], f"keyword or summary left empty for handles {late}"))
