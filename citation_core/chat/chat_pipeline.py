@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from ..contract import strip_markers
-from ..llm.config import CHAT_PIPELINE, KeywordStrategy, LlmConfig
+from ..llm.config import CHAT_PIPELINE, CITATION_PIPELINE, KeywordStrategy, LlmConfig
 from ..llm.factory import create_model
 from ..material.library import CourseMaterial
 from ..pipeline import Citation, CitationPipeline, Failure, Trace
@@ -17,6 +17,7 @@ from ..pipeline.evidence import Audit
 from ..pipeline.languages import choose_language
 from ..pipeline.model_calls import ModelFactory, RoleModel
 from ..pipeline.prompts import Prompts
+from ..pipeline.registry import CitationRegistry, uncited
 from ..pipeline.trace import ProgressCallback
 from ..sources import FaqSource, LectureSource, Sources
 from ..text import detect_language, lang_code, sentences
@@ -83,6 +84,14 @@ def merge_lecture_sources(view: tuple[LectureSource, ...], retrieved: list[Lectu
     return _unique((*view, *retrieved), lambda s: s.uuid)
 
 
+PLACEMENT_RULE = "- Do not add citation markers or a list of sources yourself; that is done afterwards."
+INLINE_RULE = (
+    "- The open slide or moment and every source a tool returns has a handle such as [cite:3] (its \"cite\"\n"
+    "  field). Put the handle of each source that supports a sentence right behind that sentence, e.g.\n"
+    "  \"A merge commit has two parents.[cite:3]\". Use only the handles you were given, never one of your\n"
+    "  own, and write no list of sources.")
+
+
 class ChatPipeline:
     """One chat turn: write the answer (or take a pasted one), then cite it (the FAQ and lecture passes, at
     once or one after the other, as ``citation.pass_order`` sets)."""
@@ -100,7 +109,8 @@ class ChatPipeline:
                  progress: ProgressCallback | None = None,
                  history: Sequence[tuple[str, str]] = (),
                  on_draft: Callable[[str], None] | None = None,
-                 on_delta: Callable[[str], None] | None = None) -> ChatResult:
+                 on_delta: Callable[[str], None] | None = None,
+                 on_partial: Callable[[str], None] | None = None) -> ChatResult:
         """One turn. ``history`` is the conversation so far as (question, answer) pairs, oldest first
         (answers may carry their citation markers; they are removed): the writer sees it, and retrieval
         uses the recent turns as context. A ``pasted_answer`` is cited from its own text.
@@ -111,7 +121,13 @@ class ChatPipeline:
         streams sends its pieces as they arrive; the offline writer and a pasted answer send one piece), also
         on the calling thread, before ``on_draft``. A stream cut short keeps what arrived: that text is cited
         and the cut is one of the result's failures. The writer's text and a pasted answer are kept up to
-        ``MAX_ANSWER_CHARS`` (a stream is read no further), the cut a failure as well."""
+        ``MAX_ANSWER_CHARS`` (a stream is read no further), the cut a failure as well.
+
+        With ``citation.mode: inline`` for ``variant`` and a model writer, the writer puts handles such as
+        ``[cite:3]`` behind its sentences while it streams and no placement pass runs: ``on_partial`` gets
+        the answer cited so far after every piece (no half-typed handle, no chip whose keyword and summary
+        are still being made), ``on_delta`` the writer's raw pieces, ``on_draft`` the answer without
+        handles, and the result the answer with every handle expanded to its final marker."""
         view = current_view(self.material, position)
         turns = tuple((str(q), strip_markers(str(a))) for q, a in history)
         writer_trace = Trace("chat", progress)
@@ -119,6 +135,9 @@ class ChatPipeline:
         lang = choose_language(language)
         writer_role = RoleModel.of(self.config.resolve(CHAT_PIPELINE, variant, "chat"), variant, self.factory)
         models = {"writer": writer_role.label}
+        if pasted_answer is None and self.cites_inline(variant):
+            return self._inline(question, view, turns, state, writer_trace, writer_role, models, language,
+                                progress, on_draft, on_delta, on_partial)
         if pasted_answer is not None:
             answer = capped(pasted_answer, writer_trace, "the pasted answer")
             writer_trace.info["pasted_answer"] = True
@@ -128,7 +147,8 @@ class ChatPipeline:
         else:
             units = "\n".join(f"{uid}: {um.unit.name}" for uid, um in self.material.units.items())
             prompt = self.prompts.render("writer", lang.writer_line, CourseName=self.material.course.name,
-                                         Units=units, CurrentView=view.describe(), Question=question)
+                                         Units=units, CurrentView=view.describe(), Question=question,
+                                         Citing=PLACEMENT_RULE)
             turn = WriterTurn(question, view, state, prompt, lang.language.code, writer_trace, turns, on_delta)
             answer = write(writer_for(writer_role), turn)
 
@@ -161,6 +181,66 @@ class ChatPipeline:
                           tuple(state.retrieved), tuple(faqs), models, tuple(audits),
                           self._languages(question, state.switched_to if state.switched_to is not None and switched
                                           else view.unit_id, lang.language.code))
+
+    def cites_inline(self, variant: str = "default") -> bool:
+        """Whether a written answer of ``variant`` is cited inline (``citation.mode: inline`` and a model
+        writer; the offline writer writes no handles, its answers are cited by placement)."""
+        if self.config.citation_mode_for(variant) != "inline":
+            return False
+        return self.config.resolve(CHAT_PIPELINE, variant, "chat").type != "offline"
+
+    def _inline(self, question: str, view: CurrentView, turns: tuple[tuple[str, str], ...], state: ToolState,
+                writer_trace: Trace, writer_role: RoleModel, models: dict[str, str], language: str | None,
+                progress: ProgressCallback | None, on_draft: Callable[[str], None] | None,
+                on_delta: Callable[[str], None] | None, on_partial: Callable[[str], None] | None) -> ChatResult:
+        """A turn cited inline: the writer's handles expanded by the turn's ``CitationRegistry``."""
+        lang = choose_language(language)
+        enrichment = RoleModel.of(self.config.resolve(CITATION_PIPELINE, "default", "keyword_summary"), "default",
+                                  self.factory)
+        with CitationRegistry(enrichment, self.prompts, language=language,
+                              deadline_seconds=self.config.deadline_seconds,
+                              trace=Trace("inline", progress)) as registry:
+            state.registry = registry
+            handles = " ".join(f"[cite:{registry.register(s)}]" for s in view.sources)
+            current = view.describe() + (f"\nIts handle: {handles}" if handles else "")
+            units = "\n".join(f"{uid}: {um.unit.name}" for uid, um in self.material.units.items())
+            prompt = self.prompts.render("writer", lang.writer_line, CourseName=self.material.course.name,
+                                         Units=units, CurrentView=current, Question=question, Citing=INLINE_RULE)
+            written: list[str] = []
+            tail = [""]  # the end of the text so far: a handle split across pieces is seen whole
+
+            def piece(text: str) -> None:
+                written.append(text)
+                registry.notice(tail[0] + text)
+                tail[0] = (tail[0] + text)[-16:]
+                if on_delta is not None:
+                    on_delta(text)
+                if on_partial is not None:
+                    on_partial(registry.expand("".join(written), final=False))
+
+            turn = WriterTurn(question, view, state, prompt, lang.language.code, writer_trace, turns, piece)
+            raw = write(writer_for(writer_role), turn)
+            draft = uncited(raw)
+            if on_draft is not None:
+                on_draft(draft)
+            answer = registry.expand(raw, final=True)
+            citations = registry.citations()
+        switched = state.switched_to is not None and state.switched_to != view.unit_id
+        lecture_sources = merge_lecture_sources(() if switched else view.sources, state.retrieved)
+        faqs = _unique(state.faqs, lambda f: str(f.id))
+        audits = audit(answer, Sources(tuple(lecture_sources), tuple(faqs)))
+        models["citation keyword_summary"] = enrichment.label
+        failures: tuple[Failure, ...] = tuple(registry.trace.failures)
+        if "cut" in writer_trace.info:
+            cut = Failure("writer", str(writer_trace.info["cut"]), None,
+                          "the answer is the text before the cut, cited as it is")
+            writer_trace.fail(cut)
+            failures = (cut, *failures)
+        unit = state.switched_to if switched and state.switched_to is not None else view.unit_id
+        return ChatResult(question, answer, draft, citations, view, switched,
+                          state.switched_to if switched else None, failures,
+                          {"chat": writer_trace, "inline": registry.trace}, tuple(state.retrieved), tuple(faqs),
+                          models, tuple(audits), self._languages(question, unit, lang.language.code))
 
     def _languages(self, question: str, unit_id: int, fallback: str) -> tuple[str, str] | None:
         """(the question's language, the unit's) where they differ; None where they agree or cannot be told."""

@@ -7,12 +7,15 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UnknownUnitError
 from ..material.library import CourseMaterial, UnitMaterial
 from ..sources import FaqSource, LectureSource, PageChunk
 from ..text import GENERIC_TITLES, clock, slide_units, terms
+
+if TYPE_CHECKING:
+    from ..pipeline.registry import CitationRegistry
 
 TOOLS: tuple[dict[str, Any], ...] = (
     {"type": "function", "function": {
@@ -151,6 +154,13 @@ class ToolState:
     retrieved: list[LectureSource] = field(default_factory=list)
     faqs: list[FaqSource] = field(default_factory=list)
     switched_to: int | None = None
+    # inline citing: every source a tool returns gets its handle, given to the writer as ``cite``
+    registry: CitationRegistry | None = None
+
+    def _cite(self, item: dict[str, Any], source: LectureSource | FaqSource) -> dict[str, Any]:
+        if self.registry is None:
+            return item
+        return {"cite": f"[cite:{self.registry.register(source)}]", **item}
 
     def lecture_retrieval(self, query: str, k: int = 5, unit_id: int | None = None,
                           context: str = "") -> list[LectureSource]:
@@ -169,9 +179,9 @@ class ToolState:
         """Execute one tool call; the result is the JSON text given back to the model."""
         if name == "lecture_retrieval":
             hits = self.lecture_retrieval(str(args.get("query", "")))
-            return json.dumps([passage(self.material, h) for h in hits], ensure_ascii=False)
+            return json.dumps([self._cite(passage(self.material, h), h) for h in hits], ensure_ascii=False)
         if name == "faq_retrieval":
-            return json.dumps([{"question": f.question, "answer": f.answer}
+            return json.dumps([self._cite({"question": f.question, "answer": f.answer}, f)
                                for f in self.faq_retrieval(str(args.get("query", "")))], ensure_ascii=False)
         if name == "switch_context":
             try:

@@ -236,14 +236,23 @@ def cmd_ask(args: argparse.Namespace) -> int:
     # cited answer after a blank line; redirected, only the cited answer is printed
     stream = not args.json and pasted is None and (sys.stdout.isatty() if args.stream is None else args.stream)
     drafted: list[str] = []
+    readable = None
+    if pasted is None and chat.cites_inline(args.variant):
+        from ..pipeline.registry import UncitedStream
+
+        readable = UncitedStream()  # the text as a reader sees it: handles left out, a half-typed one held back
 
     def piece(text: str) -> None:
+        if readable is not None:
+            text = readable.feed(text)
         drafted.append(text)
         _write(text)
         sys.stdout.flush()
 
     result = chat(args.question, ViewPosition(args.unit, page=args.page, second=args.time),
                   language=args.lang, variant=args.variant, pasted_answer=pasted, on_delta=piece if stream else None)
+    if readable is not None and stream:
+        _write(readable.end())  # a "[" at the very end that was text after all
     if args.json:
         _emit(result.to_json())
     else:

@@ -20,6 +20,9 @@ PassOrder = Literal["parallel", "faq_then_lecture"]
 PlacementMode = Literal["iris", "places"]
 PLACEMENT_MODES: tuple[PlacementMode, ...] = ("iris", "places")
 PLACEMENT_MODE = "placement_mode"  # the key of the setting, under citation and per citation_pipeline variant
+CitationMode = Literal["placement", "inline"]
+CITATION_MODES: tuple[CitationMode, ...] = ("placement", "inline")
+CITATION_MODE = "citation_mode"  # per chat_pipeline variant; ``citation.mode`` for all
 
 CITATION_PIPELINE = "citation_pipeline"
 CHAT_PIPELINE = "chat_pipeline"
@@ -60,6 +63,13 @@ class LlmConfig:
     prompts: Traversable | None = None  # a folder of prompt templates; None: the packaged defaults
     placement_mode: PlacementMode = "iris"  # citation.placement_mode
     placement_modes: dict[str, PlacementMode] = field(default_factory=dict)  # per citation_pipeline variant
+    citation_mode: CitationMode = "placement"  # citation.mode
+    citation_modes: dict[str, CitationMode] = field(default_factory=dict)  # per chat_pipeline variant
+
+    def citation_mode_for(self, variant: str) -> CitationMode:
+        """How a chat turn of ``variant`` is cited: ``placement`` (a citation stage after the writer) or
+        ``inline`` (the writer puts handles behind its sentences while it streams)."""
+        return self.citation_modes.get(variant, self.citation_mode)
 
     def placement_mode_for(self, variant: str) -> PlacementMode:
         """How the citation pipeline of ``variant`` places citations: its own setting, else the global one."""
@@ -90,6 +100,13 @@ def _placement_mode(value: object, where: str) -> PlacementMode:
         if value == mode:
             return mode
     raise ConfigError(f"{where}: {value!r} is not one of {', '.join(PLACEMENT_MODES)}")
+
+
+def _citation_mode(value: object, where: str) -> CitationMode:
+    for mode in CITATION_MODES:
+        if value == mode:
+            return mode
+    raise ConfigError(f"{where}: {value!r} is not one of {', '.join(CITATION_MODES)}")
 
 
 def _load_yaml(path: Traversable) -> Any:
@@ -167,6 +184,7 @@ def load_config(directory: Traversable, override: str | None = None) -> LlmConfi
         raise ConfigError(f"{app_path.name}: llm_configuration: missing or not a mapping")
     llm_cfg: dict[str, dict[str, dict[str, str]]] = {}
     modes: dict[str, PlacementMode] = {}
+    citation_modes: dict[str, CitationMode] = {}
     for pipeline, variants in app["llm_configuration"].items():
         if not isinstance(variants, dict):
             raise ConfigError(f"{app_path.name}: llm_configuration.{pipeline}: expected variants")
@@ -178,6 +196,12 @@ def load_config(directory: Traversable, override: str | None = None) -> LlmConfi
                     raise ConfigError(f"{where}: only a citation_pipeline variant has a placement mode")
                 roles = dict(roles)
                 modes[str(variant)] = _placement_mode(roles.pop(PLACEMENT_MODE), where)
+            if isinstance(roles, dict) and CITATION_MODE in roles:  # a setting of the variant, not a role
+                where = f"{app_path.name}: llm_configuration.{pipeline}.{variant}.{CITATION_MODE}"
+                if pipeline != CHAT_PIPELINE:
+                    raise ConfigError(f"{where}: only a chat_pipeline variant has a citation mode")
+                roles = dict(roles)
+                citation_modes[str(variant)] = _citation_mode(roles.pop(CITATION_MODE), where)
             if not isinstance(roles, dict) or not all(isinstance(v, str) for v in roles.values()):
                 raise ConfigError(
                     f"{app_path.name}: llm_configuration.{pipeline}.{variant}: expected role: model-id pairs"
@@ -205,10 +229,12 @@ def load_config(directory: Traversable, override: str | None = None) -> LlmConfi
         raise ConfigError(f"{app_path.name}: citation.deadline_seconds: expected seconds > 0 (or null), got "
                           f"{deadline!r}")
     mode = _placement_mode(citation.get(PLACEMENT_MODE, "iris"), f"{app_path.name}: citation.{PLACEMENT_MODE}")
+    how = _citation_mode(citation.get("mode", "placement"), f"{app_path.name}: citation.mode")
     prompts = directory.joinpath("prompts")
     cfg = LlmConfig(models=models, llm_configuration=llm_cfg, keyword_strategy=strategy, pass_order=order,
                     deadline_seconds=None if deadline is None else float(deadline),
-                    prompts=prompts if prompts.is_dir() else None, placement_mode=mode, placement_modes=modes)
+                    prompts=prompts if prompts.is_dir() else None, placement_mode=mode, placement_modes=modes,
+                    citation_mode=how, citation_modes=citation_modes)
     for pipeline, per_variant in REQUIRED_ROLES.items():
         for variant, roles in per_variant.items():
             for role in roles:

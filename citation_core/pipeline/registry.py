@@ -1,0 +1,293 @@
+"""Inline citing: the sources of one chat turn under short handles (``[cite:3]``) that the writer puts
+behind its sentences while it streams, expanded here into final markers.
+
+A source gets its handle when a tool of the writer returns it (the same source, the same handle). As soon
+as a handle appears in the streamed text its keyword and summary are asked for in worker threads:
+keywords one after another in order of first appearance (each call sees the keywords used so far, so they
+stay unique), summaries side by side. ``expand`` turns every complete handle into its final marker; a
+partial render hides a half-typed handle at the end and every handle whose enrichment is still running; an
+invented handle is dropped and counted in the trace. The final render waits for running enrichments up to
+``deadline_seconds`` and then keeps the marker with empty fields. The text outside handles never changes.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as wait_futures
+from dataclasses import dataclass
+
+from ..contract import FinalMarker, SourceRef
+from ..errors import ModelCallError
+from ..sources import FaqSource, PageChunk, Source, TranscriptSegment
+from .citation_pipeline import Citation
+from .enrich import clean_keyword, clean_summary, make_unique
+from .languages import LanguageChoice, choose_language
+from .model_calls import Deadline, RoleModel, call_model
+from .prompts import Prompts
+from .trace import Failure, Trace
+
+HANDLE = re.compile(r"\[cite:([0-9]{1,9})\]")
+# the end of a partial text that may still become a handle: "[", "[c", …, "[cite:", "[cite:12"
+_HALF_TYPED = re.compile(r"\[(?:c(?:i(?:t(?:e(?::[0-9]{0,9})?)?)?)?)?\Z")
+_CUT_HANDLE = re.compile(r"\[cite:[0-9]{0,9}\Z")  # a handle a stream cut short ended in
+
+
+def uncited(text: str, final: bool = True) -> str:
+    """``text`` without its handles: the writer's answer as a reader sees it before it is cited (while it
+    streams, ``final=False``, without a half-typed handle at the end either)."""
+    text = HANDLE.sub("", text)
+    cut = (_CUT_HANDLE if final else _HALF_TYPED).search(text)
+    return text if cut is None else text[: cut.start()]
+
+
+def source_ref(source: Source) -> SourceRef:
+    """The reference a marker of ``source`` carries (as the placement pipeline serializes it)."""
+    if isinstance(source, PageChunk):
+        return SourceRef.of_page(source.lecture_unit_id, source.page_number)
+    if isinstance(source, TranscriptSegment):
+        return SourceRef.of_span(source.lecture_unit_id, source.start, source.end)
+    return SourceRef.of_faq(source.id)
+
+
+def _content(source: Source) -> str:
+    return source.content if isinstance(source, FaqSource) else source.text
+
+
+class UncitedStream:
+    """``uncited`` piece by piece, in time linear in the text: ``feed`` returns the text that became readable
+    (a possible handle at the end is held back until it is complete or turns out to be text)."""
+
+    def __init__(self) -> None:
+        self._held = ""
+
+    def feed(self, piece: str) -> str:
+        text = HANDLE.sub("", self._held + piece)
+        half = _HALF_TYPED.search(text)
+        cut = len(text) if half is None else half.start()
+        self._held = text[cut:]
+        return text[:cut]
+
+    def end(self) -> str:
+        """What is still held back, without a handle cut short."""
+        rest, self._held = uncited(self._held), ""
+        return rest
+
+
+@dataclass(frozen=True)
+class Registered:
+    """One source of the turn under its handle."""
+
+    handle: int
+    ref: SourceRef
+    source: Source
+
+
+@dataclass
+class _Enrichment:
+    keyword: Future[str]
+    summary: Future[str]
+
+    def done(self) -> bool:
+        return self.keyword.done() and self.summary.done()
+
+
+def _value(future: Future[str]) -> str:
+    """A finished field's text; empty while it runs, and when it was cancelled or broke."""
+    if not future.done() or future.cancelled() or future.exception() is not None:
+        return ""
+    return future.result()
+
+
+class CitationRegistry:
+    """The sources of one turn, their handles and their enrichment. Thread-safe: the writer's tools
+    register sources and the stream expands text from one thread, enrichment runs in others.
+
+    ``enrichment`` is the role model of keywords and summaries (``keyword`` and ``summary`` prompts);
+    ``deadline_seconds`` bounds each enrichment call and how long the final render waits (None: no bound).
+    ``close`` ends the worker threads (a hanging call is left to its own timeout).
+    """
+
+    def __init__(self, enrichment: RoleModel, prompts: Prompts, *, language: str | None = None,
+                 deadline_seconds: float | None = 60.0, trace: Trace | None = None, workers: int = 4) -> None:
+        self.role = enrichment
+        self.prompts = prompts
+        self.language: LanguageChoice = choose_language(language)
+        self.deadline_seconds = deadline_seconds
+        self.trace = trace if trace is not None else Trace("inline")
+        self.trace.info.update(language=self.language.language.code, citation_mode="inline",
+                               deadline_seconds=deadline_seconds,
+                               models={"keyword_summary": enrichment.label})
+        self._lock = threading.RLock()
+        self._by_ref: dict[SourceRef, Registered] = {}
+        self._by_handle: dict[int, Registered] = {}
+        self._enrichments: dict[int, _Enrichment] = {}
+        self._order: list[int] = []  # handles in order of first appearance
+        self._keywords_used: list[str] = []
+        self._invented: dict[int, int] = {}  # handle -> times dropped from the final text
+        self._summaries = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="inline-summary")
+        self._keywords = ThreadPoolExecutor(max_workers=1, thread_name_prefix="inline-keyword")  # in order
+
+    # --- sources ---------------------------------------------------------------------------------------
+
+    def register(self, source: Source) -> int:
+        """The handle of ``source``: a new one, or the one it already has (same reference, same handle)."""
+        ref = source_ref(source)
+        with self._lock:
+            known = self._by_ref.get(ref)
+            if known is not None:
+                return known.handle
+            entry = Registered(len(self._by_ref) + 1, ref, source)
+            self._by_ref[ref] = entry
+            self._by_handle[entry.handle] = entry
+            return entry.handle
+
+    def registered(self) -> tuple[Registered, ...]:
+        with self._lock:
+            return tuple(self._by_handle.values())
+
+    # --- enrichment ------------------------------------------------------------------------------------
+
+    def _start(self, handle: int) -> None:
+        """Start the keyword and summary of ``handle`` (once; called under the lock)."""
+        if handle in self._enrichments:
+            return
+        entry = self._by_handle[handle]
+        self._order.append(handle)
+        self._enrichments[handle] = _Enrichment(self._keywords.submit(self._keyword, entry),
+                                                self._summaries.submit(self._summary, entry))
+
+    def _keyword(self, entry: Registered) -> str:
+        with self._lock:
+            used = list(self._keywords_used)
+        prompt = self.prompts.render("keyword", self.language.line_for("keyword"),
+                                     UsedKeywords=", ".join(used) if used else "(none yet)",
+                                     Paragraph=_content(entry.source))
+        try:
+            resp = call_model(self.trace, self.role, "keyword", prompt,
+                              {"paragraph": _content(entry.source), "used_keywords": used}, entry.handle,
+                              Deadline.after(self.deadline_seconds))
+        except ModelCallError as exc:
+            self.trace.fail(Failure("keyword_task", f"keyword call failed: {exc}", entry.handle,
+                                    "keyword left empty"))
+            return ""
+        cleaned = clean_keyword(resp.content)
+        with self._lock:
+            keyword = make_unique(cleaned, self._keywords_used) if cleaned else ""
+            if keyword:
+                self._keywords_used.append(keyword)
+        return keyword
+
+    def _summary(self, entry: Registered) -> str:
+        prompt = self.prompts.render("summary", self.language.line_for("summary"),
+                                     Paragraph=_content(entry.source), Evidence="")
+        try:
+            resp = call_model(self.trace, self.role, "summary", prompt, {"paragraph": _content(entry.source)},
+                              entry.handle, Deadline.after(self.deadline_seconds))
+        except ModelCallError as exc:
+            self.trace.fail(Failure("summary", f"summary call failed: {exc}", entry.handle, "summary left empty"))
+            return ""
+        return clean_summary(resp.content)
+
+    def notice(self, text: str) -> None:
+        """Start the enrichment of every registered handle that ``text`` holds complete."""
+        with self._lock:
+            for m in HANDLE.finditer(text):
+                handle = int(m.group(1))
+                if handle in self._by_handle:
+                    self._start(handle)
+
+    # --- rendering -------------------------------------------------------------------------------------
+
+    def _marker(self, handle: int, wait: bool) -> str | None:
+        """The final marker of ``handle``; None while its enrichment runs (unless ``wait``: then a field
+        not done is left empty)."""
+        with self._lock:
+            entry = self._by_handle[handle]
+            job = self._enrichments[handle]
+        if not wait and not job.done():
+            return None
+        return FinalMarker(entry.ref, _value(job.keyword), _value(job.summary)).format()
+
+    def expand(self, text: str, final: bool) -> str:
+        """``text`` with every complete handle replaced by its final marker and every invented one dropped.
+
+        A partial render (``final=False``) also hides a half-typed handle at the end and every handle
+        whose enrichment is still running. The final render waits for running enrichments up to
+        ``deadline_seconds``; a keyword or summary not done by then is left empty. Invented handles are
+        counted in the trace at the final render.
+        """
+        self.notice(text)
+        if final:
+            self._wait()
+        half = (_CUT_HANDLE if final else _HALF_TYPED).search(text)
+        if half is not None:
+            text = text[: half.start()]
+        out: list[str] = []
+        last = 0
+        invented: dict[int, int] = {}
+        for m in HANDLE.finditer(text):
+            out.append(text[last: m.start()])
+            last = m.end()
+            handle = int(m.group(1))
+            with self._lock:
+                known = handle in self._by_handle
+            if not known:
+                invented[handle] = invented.get(handle, 0) + 1
+                continue
+            marker = self._marker(handle, wait=final)
+            if marker is not None:
+                out.append(marker)
+        out.append(text[last:])
+        if final:
+            self._count_invented(invented)
+        return "".join(out)
+
+    def _wait(self) -> None:
+        with self._lock:
+            futures = [f for job in self._enrichments.values() for f in (job.keyword, job.summary)]
+        _, pending = wait_futures(futures, timeout=self.deadline_seconds)
+        if pending:
+            with self._lock:
+                late = sorted(h for h, job in self._enrichments.items() if not job.done())
+            self.trace.fail(Failure("enrichment_or_rewrite",
+                                    f"enrichment not done within the deadline of {self.deadline_seconds:g} s",
+                                    late[0], f"keyword or summary left empty for handles {late}"))
+
+    def _count_invented(self, invented: dict[int, int]) -> None:
+        with self._lock:
+            self._invented = invented
+        for handle, times in sorted(invented.items()):
+            self.trace.fail(Failure("validation", f"invented handle [cite:{handle}] ({times}x)", None,
+                                    "removed from the answer"))
+
+    def citations(self) -> tuple[Citation, ...]:
+        """The cited sources in order of first appearance, with their keyword and summary as rendered
+        (empty while not done)."""
+        with self._lock:
+            order = list(self._order)
+        out = []
+        for handle in order:
+            marker = self._marker(handle, wait=True)
+            assert marker is not None
+            entry = self._by_handle[handle]
+            job = self._enrichments[handle]
+            out.append(Citation(handle, entry.ref, _value(job.keyword), _value(job.summary), entry.source, marker))
+        return tuple(out)
+
+    def invented(self) -> dict[int, int]:
+        """Invented handles of the final render and how often each was dropped."""
+        with self._lock:
+            return dict(self._invented)
+
+    def close(self) -> None:
+        """End the worker threads without waiting for a hanging call."""
+        self._keywords.shutdown(wait=False, cancel_futures=True)
+        self._summaries.shutdown(wait=False, cancel_futures=True)
+
+    def __enter__(self) -> CitationRegistry:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

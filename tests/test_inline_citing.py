@@ -1,0 +1,197 @@
+"""Cited while it streams: the writer puts handles such as ``[cite:3]`` behind its sentences, a chat turn in
+``citation_mode: inline`` expands them into final markers, over real HTTP to a local chat server."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from citation_core.chat.chat_pipeline import ChatPipeline, ChatResult
+from citation_core.chat.view import ViewPosition
+from citation_core.contract import FinalMarker, SourceRef, strip_markers
+from citation_core.errors import ConfigError
+from citation_core.llm.config import CONFIG_DIR_ENV, OVERRIDE_ENV, ModelConfig, load_config
+from citation_core.material.library import load_material
+from citation_core.testing.server import ChatRequest, LocalChatServer, Reply
+
+from .fakes import config
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "sample_decks"
+PAGE6 = SourceRef.of_page(101, 6)  # the open slide: "Merging Two Sorted Subarrays"
+
+
+def inline_config(base_url: str, deadline: float = 30.0) -> Any:
+    cfg = config()
+    model = ModelConfig("local", "openai_chat", "local-model", base_url=base_url, timeout=10, max_retries=0)
+    roles = {p: {v: dict.fromkeys(r, "local") for v, r in vs.items()} for p, vs in cfg.llm_configuration.items()}
+    return dataclasses.replace(cfg, models={**cfg.models, "local": model}, llm_configuration=roles,
+                               citation_modes={"default": "inline"}, deadline_seconds=deadline)
+
+
+def sse(pieces: Sequence[str]) -> list[bytes]:
+    """An OpenAI event stream whose content arrives in exactly these pieces."""
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+        body = {"id": "chatcmpl-inline", "object": "chat.completion.chunk", "created": 0, "model": "local-model",
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        return f"data: {json.dumps(body)}\n\n".encode()
+    return [chunk({"role": "assistant", "content": ""}), *(chunk({"content": p}) for p in pieces),
+            chunk({}, "stop"), b"data: [DONE]\n\n"]
+
+
+def tool_results(body: ChatRequest) -> list[dict[str, Any]]:
+    return [item for m in body["messages"] if m.get("role") == "tool" for item in json.loads(m["content"])]
+
+
+class Writer:
+    """A model that looks up the open slide's topic and an FAQ, then streams ``script(handles)`` piece by
+    piece; keywords and summaries are answered by ``enrich``."""
+
+    def __init__(self, script: Any, keyword: Any = None) -> None:
+        self.script = script
+        self.keyword = keyword or (lambda body: Reply(content="Merge sort"))
+        self.system_prompt = ""
+        self.results: list[dict[str, Any]] = []  # what the tools gave back, each with its handle
+
+    def __call__(self, body: ChatRequest) -> Reply:
+        if body.task == "keyword":
+            return self.keyword(body)
+        if body.task == "summary":
+            paragraph = body["messages"][0]["content"].split("Paragraph:\n", 1)[1]
+            return Reply(content="It is about " + paragraph.split()[0] + ".")
+        assert body.task == "writer", body.task
+        self.system_prompt = body["messages"][0]["content"]
+        results = tool_results(body)
+        if not results:
+            return Reply(tool_calls=[
+                {"id": "c1", "type": "function", "function": {"name": "lecture_retrieval", "arguments": json.dumps(
+                    {"query": "Merging Two Sorted Subarrays MERGE copy of A while L.length"})}},
+                {"id": "c2", "type": "function", "function": {"name": "faq_retrieval", "arguments": json.dumps(
+                    {"query": "merge sort extra memory"})}}])
+        self.results = results
+        return Reply(raw_stream=lambda: sse(self.script(results)))
+
+
+def run(writer: Writer, deadline: float = 30.0) -> tuple[ChatResult, list[str], list[str]]:
+    partials: list[str] = []
+    deltas: list[str] = []
+    with LocalChatServer(writer) as srv:
+        chat = ChatPipeline(inline_config(srv.base_url, deadline), load_material(SAMPLES))
+        result = chat("How does merging work?", ViewPosition(101, page=6), on_delta=deltas.append,
+                      on_partial=partials.append)
+    return result, partials, deltas
+
+
+def faq_handle(results: Iterable[dict[str, Any]]) -> str:
+    return next(r["cite"] for r in results if "question" in r)
+
+
+def test_handles_streamed_in_pieces_become_final_markers_and_partial_renders_never_break() -> None:
+    def script(results: list[dict[str, Any]]) -> list[str]:
+        faq = faq_handle(results)
+        return ["MERGE copies both halves", " and walks them once.[ci", "te:", "1] Extra memory is", " needed.",
+                faq[:-1], "]", "[cite:99] Slides say so.", "[cite:1]"]
+
+    writer = Writer(script)
+    result, partials, deltas = run(writer)
+    faq = faq_handle(writer.results)
+    assert "Its handle: [cite:1]" in writer.system_prompt and "[cite:3]" in writer.system_prompt
+    # the open slide came back from lecture_retrieval too: the same source kept its handle
+    assert [r["cite"] for r in writer.results if r.get("kind") == "slide" and r["page"] == 6] == ["[cite:1]"]
+    slide = FinalMarker(PAGE6, "Merge sort", "It is about Merging.").format()
+    faq_ref = next(c.ref for c in result.citations if c.ref.type == "F")
+    faq_marker = FinalMarker(faq_ref, "Merge sort 2", "It is about Why.").format()
+    assert faq == f"[cite:{[c.seq for c in result.citations if c.ref.type == 'F'][0]}]"
+    assert result.answer == (f"MERGE copies both halves and walks them once.{slide} Extra memory is needed."
+                             f"{faq_marker} Slides say so.{slide}")
+    assert result.writer_answer == ("MERGE copies both halves and walks them once. Extra memory is needed. "
+                                    "Slides say so.")
+    assert strip_markers(result.answer) == result.writer_answer  # the text outside handles is unchanged
+    assert [c.keyword for c in result.citations] == ["Merge sort", "Merge sort 2"]  # unique, in order
+    assert "".join(deltas) == "".join(script(writer.results))
+    assert len(partials) == len(deltas)
+    for partial in partials:  # never a broken marker, and the text so far as it will stay
+        plain = strip_markers(partial)
+        assert "[cite" not in plain and not plain.endswith("[")
+        assert result.writer_answer.startswith(plain)
+    assert [(f.kind, f.message) for f in result.failures] == [("validation", "invented handle [cite:99] (1x)")]
+    assert len(result.audits) == 3 and {a.index for a in result.audits} == {0, 1, 2}
+
+
+def test_a_hanging_keyword_call_does_not_hold_the_answer_past_the_deadline() -> None:
+    release = threading.Event()
+
+    def keyword(body: ChatRequest) -> Reply:
+        if "Why does merge sort need extra memory" in body["messages"][0]["content"]:
+            release.wait(20)  # hangs until the test ends
+        return Reply(content="Merge sort")
+
+    writer = Writer(lambda results: ["Merging walks both halves.", "[cite:1] It needs memory.",
+                                     faq_handle(results)], keyword)
+    try:
+        result, partials, _ = run(writer, deadline=1.0)
+    finally:
+        release.set()
+    faq_ref = next(c.ref for c in result.citations if c.ref.type == "F")
+    slide = FinalMarker(PAGE6, "Merge sort", "It is about Merging.").format()
+    assert result.answer == (f"Merging walks both halves.{slide} It needs memory."
+                             + FinalMarker(faq_ref, "", "It is about Why.").format())
+    assert any(f.kind in ("keyword_task", "enrichment_or_rewrite") for f in result.failures)
+    assert all(not re.search(r"\[cite:F", p) for p in partials)  # its chip never showed half made
+
+
+def test_placement_mode_stays_the_default_and_a_bad_mode_is_one_line(tmp_path: Path) -> None:
+    assert config().citation_mode_for("default") == "placement"
+    for name in ("llm_config.yml", "application.yml"):
+        (tmp_path / name).write_text((ROOT / name).read_text(encoding="utf-8"), encoding="utf-8")
+    app = (tmp_path / "application.yml").read_text(encoding="utf-8")
+    (tmp_path / "application.yml").write_text(app.replace("mode: placement", "mode: inlined"), encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"^application.yml: citation.mode: 'inlined' is not one of placement, "
+                                          r"inline$"):
+        load_config(tmp_path, override="")
+    (tmp_path / "application.yml").write_text(
+        app.replace("# citation_mode: inline", "citation_mode: inline"), encoding="utf-8")
+    assert load_config(tmp_path, override="").citation_mode_for("advanced") == "inline"
+
+
+def run_ask(base_url: str, tmp_path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    """``citation-studio ask`` as a process of its own, every role on ``base_url``, ``citation.mode: inline``."""
+    cfg = tmp_path / "config"
+    cfg.mkdir(exist_ok=True)
+    app = (ROOT / "application.yml").read_text(encoding="utf-8")
+    (cfg / "application.yml").write_text(app.replace("  mode: placement", "  mode: inline"), encoding="utf-8")
+    models = {"models": [{"id": "offline", "type": "offline", "model": "offline-extractive-1"},
+                         {"id": "local", "type": "openai_chat", "model": "m", "base_url": base_url, "timeout": 10,
+                          "max_retries": 0}]}
+    (cfg / "llm_config.yml").write_text(yaml.safe_dump(models), encoding="utf-8")
+    env = {**os.environ, CONFIG_DIR_ENV: str(cfg), OVERRIDE_ENV: "local"}
+    return subprocess.run([sys.executable, "-m", "citation_core.cli.main", "ask", "--course", str(SAMPLES),
+                           "--unit", "101", "--page", "6", "--question", "How does merging work?", *extra],
+                          capture_output=True, text=True, env=env, timeout=60, check=False)
+
+
+def test_ask_in_inline_mode_streams_the_text_without_handles_then_prints_the_cited_answer(tmp_path: Path) -> None:
+    writer = Writer(lambda results: ["MERGE walks both", " halves once.[cite", ":1] Memory is needed.",
+                                     faq_handle(results)])
+    with LocalChatServer(writer) as srv:
+        streamed = run_ask(srv.base_url, tmp_path, "--stream")
+        redirected = run_ask(srv.base_url, tmp_path)
+    assert streamed.returncode == 0, streamed.stderr
+    text = "MERGE walks both halves once. Memory is needed."
+    slide = FinalMarker(PAGE6, "Merge sort", "It is about Merging.").format()
+    assert streamed.stdout.startswith(text + "\n\n")  # the words as written, never a handle
+    cited = streamed.stdout[len(text) + 2:]
+    assert cited.startswith(f"MERGE walks both halves once.{slide} Memory is needed.[cite:F:")
+    assert strip_markers(cited).strip() == text
+    assert redirected.returncode == 0 and redirected.stdout == cited

@@ -1,0 +1,138 @@
+"""Inline citing: handles written by the writer while it streams, expanded into final markers."""
+
+from __future__ import annotations
+
+import threading
+
+from citation_core.contract import FinalMarker, SourceRef
+from citation_core.llm.base import LlmRequest
+from citation_core.pipeline.model_calls import RoleModel
+from citation_core.pipeline.prompts import Prompts
+from citation_core.pipeline.registry import CitationRegistry
+from citation_core.sources import FaqSource, PageChunk, TranscriptSegment
+from citation_core.testing import ScriptedModel
+
+MERGE = PageChunk("p6", 101, 6, "Merging joins two branches; git creates a merge commit with two parents.")
+REBASE = PageChunk("p7", 101, 7, "Rebasing replays commits on top of another branch.")
+VIDEO = TranscriptSegment("t1", 101, 75.4, 92.9, "A fast-forward merge just moves the branch pointer.")
+FAQ = FaqSource(3, "Can I undo a merge?", "Yes: git merge --abort while the merge is still running.")
+
+
+def _summary(request: LlmRequest) -> str:
+    return "Summary of " + str(request.inputs["paragraph"]).split()[0].rstrip(";:")
+
+
+def _registry(model: ScriptedModel, deadline: float | None = 30.0) -> CitationRegistry:
+    return CitationRegistry(RoleModel.of(model), Prompts.default(), language="en", deadline_seconds=deadline)
+
+
+def test_complete_handles_become_final_markers_and_the_text_around_them_stays() -> None:
+    model = ScriptedModel({"keyword": ["Merge commit", "Fast-forward", "Undo merge"], "summary": _summary})
+    with _registry(model) as reg:
+        merge, video, faq = reg.register(MERGE), reg.register(VIDEO), reg.register(FAQ)
+        text = (f"A merge has two parents.[cite:{merge}] A fast-forward only moves the pointer.[cite:{video}]\n\n"
+                f"- `git merge --abort` undoes it[cite:{faq}]")
+        out = reg.expand(text, final=True)
+    m1 = FinalMarker(SourceRef.of_page(101, 6), "Merge commit", "Summary of Merging").format()
+    m2 = FinalMarker(SourceRef.of_span(101, 75.4, 92.9), "Fast-forward", "Summary of A").format()
+    m3 = FinalMarker(SourceRef.of_faq(3), "Undo merge", "Summary of Can").format()
+    assert out == (f"A merge has two parents.{m1} A fast-forward only moves the pointer.{m2}\n\n"
+                   f"- `git merge --abort` undoes it{m3}")
+    assert [c.keyword for c in reg.citations()] == ["Merge commit", "Fast-forward", "Undo merge"]
+    assert not reg.trace.failures
+
+
+def test_the_same_source_registered_twice_shares_one_handle() -> None:
+    model = ScriptedModel({"keyword": ["Merge commit"], "summary": _summary})
+    with _registry(model) as reg:
+        first = reg.register(MERGE)
+        again = reg.register(PageChunk("p6-again", 101, 6, MERGE.text))
+        other = reg.register(REBASE)
+        assert first == again == 1 and other == 2
+        out = reg.expand("One.[cite:1] Two.[cite:1]", final=True)
+    marker = FinalMarker(SourceRef.of_page(101, 6), "Merge commit", "Summary of Merging").format()
+    assert out == f"One.{marker} Two.{marker}"
+    assert model.tasks().count("keyword") == 1 and model.tasks().count("summary") == 1
+    assert len(reg.citations()) == 1
+
+
+def test_an_invented_handle_is_dropped_and_counted() -> None:
+    model = ScriptedModel({"keyword": ["Merge commit"], "summary": _summary})
+    with _registry(model) as reg:
+        reg.register(MERGE)
+        out = reg.expand("Merging.[cite:1] Rebasing.[cite:9] Again.[cite:9]", final=True)
+    marker = FinalMarker(SourceRef.of_page(101, 6), "Merge commit", "Summary of Merging").format()
+    assert out == f"Merging.{marker} Rebasing. Again."
+    assert reg.invented() == {9: 2}
+    assert [(f.kind, f.message) for f in reg.trace.failures] == [("validation", "invented handle [cite:9] (2x)")]
+
+
+def test_a_partial_render_hides_half_typed_handles_and_running_enrichment() -> None:
+    release = threading.Event()
+
+    def slow_summary(request: LlmRequest) -> str:
+        release.wait(30)
+        return "Two parents."
+
+    model = ScriptedModel({"keyword": ["Merge commit"], "summary": slow_summary})
+    with _registry(model) as reg:
+        reg.register(MERGE)
+        for tail in ("[", "[c", "[ci", "[cit", "[cite", "[cite:", "[cite:1"):
+            assert reg.expand("A merge has two parents." + tail, final=False) == "A merge has two parents."
+        assert reg.expand("Merging.[cite:1] More", final=False) == "Merging. More"  # summary still running
+        assert "[cite" not in reg.expand("Merging.[cite:1] More [cite:", final=False)
+        release.set()
+        out = reg.expand("Merging.[cite:1] More", final=True)
+        assert reg.expand("Merging.[cite:1] More", final=False) == out
+    marker = FinalMarker(SourceRef.of_page(101, 6), "Merge commit", "Two parents.").format()
+    assert out == f"Merging.{marker} More"
+
+
+def test_keywords_are_made_in_order_of_first_appearance_and_stay_unique() -> None:
+    model = ScriptedModel({"keyword": "Branches", "summary": _summary})
+    with _registry(model) as reg:
+        merge, rebase = reg.register(MERGE), reg.register(REBASE)
+        reg.expand(f"Rebase first.[cite:{rebase}] Then merge", final=False)
+        out = reg.expand(f"Rebase first.[cite:{rebase}] Then merge.[cite:{merge}]", final=True)
+    keyword_calls = [r for r in model.requests if r.task == "keyword"]
+    assert [r.inputs["used_keywords"] for r in keyword_calls] == [[], ["Branches"]]
+    assert {c.seq: c.keyword for c in reg.citations()} == {rebase: "Branches", merge: "Branches 2"}
+    assert ":Branches 2:" in out.split("Then merge.")[1]
+
+
+def test_the_final_render_does_not_wait_past_the_deadline_for_a_hanging_keyword() -> None:
+    release = threading.Event()
+
+    def hanging(request: LlmRequest) -> str:
+        release.wait(60)
+        return "Too late"
+
+    model = ScriptedModel({"keyword": hanging, "summary": _summary})
+    try:
+        with _registry(model, deadline=0.5) as reg:
+            reg.register(MERGE)
+            out = reg.expand("Merging.[cite:1]", final=True)
+    finally:
+        release.set()
+    assert out == "Merging." + FinalMarker(SourceRef.of_page(101, 6), "", "Summary of Merging").format()
+    assert any(f.kind == "enrichment_or_rewrite" and f.seq == 1 for f in reg.trace.failures)
+
+
+def test_a_handle_cut_short_by_the_end_of_a_stream_is_left_out_of_the_final_answer() -> None:
+    model = ScriptedModel({"keyword": ["Merge commit"], "summary": _summary})
+    with _registry(model) as reg:
+        reg.register(MERGE)
+        out = reg.expand("Merging.[cite:1] Then[cite:", final=True)
+    marker = FinalMarker(SourceRef.of_page(101, 6), "Merge commit", "Summary of Merging").format()
+    assert out == f"Merging.{marker} Then"
+
+
+def test_the_readable_text_piece_by_piece_is_the_text_without_handles() -> None:
+    from citation_core.pipeline.registry import UncitedStream, uncited
+
+    for text in ("Merging.[cite:1] Rebasing.[cite:12][cite:3] Done", "See [the slide](x) and [c] or [cite] [cite:a]",
+                 "It ends in [", "Cut short[cite:4", "[cite:[cite:1]2] odd"):
+        stream = UncitedStream()
+        pieces = [stream.feed(ch) for ch in text]
+        assert "".join(pieces) + stream.end() == uncited(text)
+        assert "[cite:" not in "".join(pieces[:text.index("Done")] if "Done" in text else "")
