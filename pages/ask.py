@@ -436,16 +436,36 @@ with chat_col:
                 chips(storable(text), asked_material, key="draft")
             status.update(label="Adding citations…")
 
+        partials = [0]
+        drawn_chips = [0]
+
+        def show_partial(text: str) -> None:
+            """An answer cited inline, as far as it is written: its text and the chips that are ready (a
+            half-typed handle or one whose keyword and summary are still being made shows nothing yet)."""
+            now = time.monotonic()
+            chips_now = text.count("[cite:")
+            if now - shown_at[0] < DRAFT_REDRAW and chips_now <= drawn_chips[0]:
+                return  # (a new chip is drawn at once)
+            shown_at[0], drawn_chips[0] = now, chips_now
+            partials[0] += 1
+            with draft_slot.container():
+                st.caption("Writing · each chip appears as soon as its source is ready")
+                chips(storable(text), asked_material, key=f"partial-{partials[0]}")
+
         def progress(ev: ProgressEvent) -> None:
             if ev.status != "start":
                 status.write(f"{'✅' if ev.status == 'done' else '⚠️'} {ev.pass_name} · {ev.phase}")
             status.update(label=f"Adding citations · {ev.pass_name} pass · {ev.phase}…")
 
         try:
-            result: ChatResult = chat_pipeline(config, asked_material)(
+            chat = chat_pipeline(config, asked_material)
+            # cited inline (citation.mode: inline): chips appear while the answer is written, no draft swap
+            inline = asking.pasted is None and chat.cites_inline(asking.variant)
+            result: ChatResult = chat(
                 asking.question, asking.position, language=asking.language, variant=asking.variant,
-                pasted_answer=asking.pasted, progress=progress, history=asking.history, on_draft=show_draft,
-                on_delta=show_words)
+                pasted_answer=asking.pasted, progress=progress, history=asking.history,
+                on_draft=None if inline else show_draft, on_delta=None if inline else show_words,
+                on_partial=show_partial if inline else None)
         except CitationStudioError as exc:
             del ss[PENDING]
             status.update(label="Failed", state="error")

@@ -120,7 +120,7 @@ def test_handles_streamed_in_pieces_become_final_markers_and_partial_renders_nev
     assert strip_markers(result.answer) == result.writer_answer  # the text outside handles is unchanged
     assert [c.keyword for c in result.citations] == ["Merge sort", "Merge sort 2"]  # unique, in order
     assert "".join(deltas) == "".join(script(writer.results))
-    assert len(partials) == len(deltas)
+    assert 1 <= len(partials) <= len(deltas)  # at most every PARTIAL_EVERY s, and at each closing handle
     for partial in partials:  # never a broken marker, and the text so far as it will stay
         plain = strip_markers(partial)
         assert "[cite" not in plain and not plain.endswith("[")

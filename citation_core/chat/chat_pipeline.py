@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -77,6 +78,7 @@ def retrieve_for_answer(state: ToolState, question: str, answer: str, context: s
 
 
 MAX_PASTED_SENTENCES = 30
+PARTIAL_EVERY = 0.1  # seconds: how often an inline answer is expanded for a partial render while it streams
 
 
 def merge_lecture_sources(view: tuple[LectureSource, ...], retrieved: list[LectureSource]) -> list[LectureSource]:
@@ -208,6 +210,7 @@ class ChatPipeline:
                                          Units=units, CurrentView=current, Question=question, Citing=INLINE_RULE)
             written: list[str] = []
             tail = [""]  # the end of the text so far: a handle split across pieces is seen whole
+            expanded_at = [-PARTIAL_EVERY]
 
             def piece(text: str) -> None:
                 written.append(text)
@@ -215,7 +218,11 @@ class ChatPipeline:
                 tail[0] = (tail[0] + text)[-16:]
                 if on_delta is not None:
                     on_delta(text)
-                if on_partial is not None:
+                # the answer so far is expanded at most every PARTIAL_EVERY seconds (and when a handle closes):
+                # expanding it after every piece would take time quadratic in the answer's length
+                now = time.monotonic()
+                if on_partial is not None and ("]" in text or now - expanded_at[0] >= PARTIAL_EVERY):
+                    expanded_at[0] = now
                     on_partial(registry.expand("".join(written), final=False))
 
             turn = WriterTurn(question, view, state, prompt, lang.language.code, writer_trace, turns, piece)

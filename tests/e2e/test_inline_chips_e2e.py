@@ -1,0 +1,95 @@
+"""Cited while it streams (``citation.mode: inline``): on Ask, the first chip shows while the model is still
+writing the answer, there is no draft to swap, and the stored answer is the one shown."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from bench.streaming import config_dir
+from citation_core.contract import parse
+from citation_core.llm.config import CONFIG_DIR_ENV, OVERRIDE_ENV
+from citation_core.lms.store import LmsStore
+from citation_core.testing.server import ChatRequest, LocalChatServer, Reply
+
+from .harness import open_ask, wait_idle
+
+pytestmark = pytest.mark.e2e
+
+FIRST = "Merge compares the heads of both sorted halves and copies the smaller one."
+REST = " So merging n elements takes linear time."
+
+
+def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+    body = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    return f"data: {json.dumps(body)}\n\n".encode()
+
+
+class HeldWriter:
+    """A writer that streams its first sentence with the open slide's handle, then goes on word by word until
+    the test has seen what it waits for (at most a minute); keywords and summaries are answered at once."""
+
+    def __init__(self) -> None:
+        self.go_on = threading.Event()
+
+    def stream(self) -> Iterator[bytes]:
+        yield chunk({"role": "assistant", "content": ""})
+        for word in (FIRST + "[cite:1]").split(" "):
+            yield chunk({"content": word + " "})
+        for _ in range(600):  # a model still writing: a word every 0.1 s
+            if self.go_on.wait(0.1):
+                break
+            yield chunk({"content": "and "})
+        yield chunk({"content": REST})
+        yield chunk({}, "stop")
+        yield b"data: [DONE]\n\n"
+
+    def __call__(self, request: ChatRequest) -> Reply:
+        if request.task == "writer":
+            return Reply(raw_stream=self.stream)
+        if request.task == "keyword":
+            return Reply(content="Merging heads")
+        return Reply(content="The merge step compares the heads of both halves.")
+
+
+@pytest.mark.timeout(300)
+def test_the_first_chip_shows_while_the_answer_is_still_written(
+        tmp_path: Path, start_app: Callable[..., str], new_page: Callable[..., tuple[Any, list[str]]]) -> None:
+    writer = HeldWriter()
+    with LocalChatServer(writer) as srv:
+        folder = config_dir(srv.base_url, tmp_path / "config")
+        app = yaml.safe_load((folder / "application.yml").read_text(encoding="utf-8"))
+        app.setdefault("citation", {})["mode"] = "inline"
+        (folder / "application.yml").write_text(yaml.safe_dump(app), encoding="utf-8")
+        db = tmp_path / "lms.sqlite3"
+        url = start_app({CONFIG_DIR_ENV: str(folder), OVERRIDE_ENV: "local", "CITATION_STUDIO_DB": str(db),
+                         "CITATION_STUDIO_LIBRARY": str(tmp_path / "library")})
+        page, errors = new_page(height=1100)
+        open_ask(page, url)
+        page.get_by_label("Question").fill("How does merge combine the halves?")
+        page.get_by_label("Question").blur()
+        page.get_by_role("button", name="Ask", exact=True).click()
+        # the writer holds its stream after the first sentence: a chip shows now, while it is still writing
+        writing = page.locator("[class*=st-key-partial-]").last
+        writing.locator("button.cite-chip").first.wait_for(timeout=60_000)
+        assert page.get_by_text("Writing · each chip appears as soon as its source is ready").count() == 1
+        assert "linear time" not in writing.inner_text()
+        assert page.get_by_text("Draft · the citations are being added").count() == 0
+        writer.go_on.set()
+        page.locator("[class*=st-key-msg-]").last.locator("button.cite-chip").first.wait_for(timeout=60_000)
+        wait_idle(page)
+        assert page.get_by_text("Draft · the citations are being added").count() == 0
+        assert errors == []
+    (conversation,) = LmsStore(db).conversations()
+    _, answer = LmsStore(db).messages(conversation.id)
+    markers = parse(answer.content, "stored")
+    assert answer.content.startswith(FIRST) and answer.content.rstrip().endswith("linear time.")
+    assert [(m.source_ref().entity_id, m.source_ref().page) for m in markers] == [("101", 1)]  # the open slide
+    assert markers[0].keyword == "Merging heads"
