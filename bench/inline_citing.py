@@ -8,6 +8,8 @@ in one run, in process (``ChatPipeline``):
 
 * **placement** (``citation.mode: placement``): the writer answers, then the placement model writes the answer
   again with ids inserted (both passes at once), then keywords (batched) and summaries;
+* **places** (``citation.placement_mode: places``): as placement, but the placement model replies only with
+  the sentence numbers and source ids (a small JSON object) and the pipeline inserts the markers;
 * **inline** (``citation.mode: inline``): the writer puts a handle behind every third sentence while it
   streams; keywords and summaries start when a handle appears.
 
@@ -74,6 +76,11 @@ class PacedModel:
             placed = ". ".join(p + (ids[(i // 3) % len(ids)] if ids and i % 3 == 2 else "")
                                for i, p in enumerate(parts))
             return self.paced(body, placed)
+        if body.task == "placement_places":  # ids for every third sentence: a small JSON object
+            ids = [e["id"] for e in json.loads(first.split("Paragraphs:\n", 1)[1].split("\n\nSentences:")[0])]
+            units = json.loads(first.split("Sentences:\n", 1)[1].strip())
+            places = {str(u["n"]): [ids[(i // 3) % len(ids)]] for i, u in enumerate(units) if ids and i % 3 == 2}
+            return self.paced(body, json.dumps(places))
         if body.task == "keywords_batched":
             count = len(json.loads(first.split("Paragraphs (JSON array):\n", 1)[1]))
             return self.paced(body, json.dumps([f"Merge step {i + 1}" for i in range(count)]))
@@ -89,7 +96,8 @@ def one_turn(mode: str, words: int, ttft: float, rate: float) -> dict[str, float
         model = ModelConfig("local", "openai_chat", "local-model", base_url=srv.base_url, timeout=60, max_retries=0)
         roles = {p: {v: dict.fromkeys(r, "local") for v, r in vs.items()} for p, vs in cfg.llm_configuration.items()}
         cfg = dataclasses.replace(cfg, models={**cfg.models, "local": model}, llm_configuration=roles,
-                                  citation_mode=mode)
+                                  citation_mode="inline" if mode == "inline" else "placement",
+                                  placement_mode="places" if mode == "places" else "iris")
         chat = ChatPipeline(cfg, load_material(ROOT / "sample_decks"))
         marks: dict[str, float] = {}
         start = time.monotonic()
@@ -118,7 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sizes = [int(w) for w in args.words.split(",")]
     one_turn("inline", 40, 0.0, 1000.0)  # untimed: the SDK's import and the course's indexes are made once
-    rows = {(mode, w): one_turn(mode, w, args.ttft, args.rate) for w in sizes for mode in ("placement", "inline")}
+    rows = {(mode, w): one_turn(mode, w, args.ttft, args.rate) for w in sizes
+            for mode in ("placement", "places", "inline")}
     print(f"first token after {args.ttft:g} s, {args.rate:g} words/s, one run each\n")
     print("| words | mode | first word s | first chip s | last word → cited answer s | output tokens |")
     print("|---:|---|---:|---:|---:|---:|")
