@@ -39,16 +39,23 @@ def test_an_unexpected_error_while_answering_is_one_line_and_a_log_entry(
         isolated_store: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     made = studio.services.chat_pipeline
 
-    def with_a_bug(*args: Any, **kwargs: Any) -> Any:
-        pipeline: ChatPipeline = made(*args, **kwargs)
+    class WithABug:
+        """The chat pipeline, with a bug deep inside: it fails after the first words of the answer."""
 
-        def answer(*a: Any, **k: Any) -> Any:
+        def __init__(self, pipeline: ChatPipeline) -> None:
+            self.pipeline = pipeline
+
+        def cites_inline(self, variant: str = "default") -> bool:
+            return self.pipeline.cites_inline(variant)
+
+        def __call__(self, *a: Any, **k: Any) -> Any:
             k["on_delta"]("Merge sort ")
-            if pipeline is not None:  # what a model's list as content once did deep inside the library
+            if self.pipeline is not None:  # what a model's list as content once did deep inside the library
                 raise TypeError('can only concatenate str (not "list") to str')
-            return pipeline(*a, **k)
+            return self.pipeline(*a, **k)
 
-        return answer
+    def with_a_bug(*args: Any, **kwargs: Any) -> Any:
+        return WithABug(made(*args, **kwargs))
 
     monkeypatch.setattr(studio.services, "chat_pipeline", with_a_bug)
     at = AppTest.from_file(str(ROOT / "pages" / "ask.py"), default_timeout=60)
