@@ -38,7 +38,7 @@ from ..errors import MaterialError
 from . import deck_cache, ocr, page_cost
 from .deck_cache import ParsedDeck, TextEngine
 from .models import Deck, DeckPage, DisplaySource
-from .page_geometry import DeclaredPages, declared_page, shown_page
+from .page_geometry import shown_pdf_page
 from .pdf_errors import DECRYPT_ERRORS as _DECRYPT_ERRORS
 from .pdf_errors import PDF_ERRORS
 from .pdfium import PDFIUM_LOCK, shown_box
@@ -195,26 +195,11 @@ def render_page_png(path: Path, page_number: int, width: int = 320) -> bytes:
     _check_file(path)
     import pypdfium2
 
-    declared = DeclaredPages.read(path)
-    with PDFIUM_LOCK:
-        try:
-            document = pypdfium2.PdfDocument(path)
-        except pypdfium2.PdfiumError as err:
-            raise MaterialError(f"{name}: cannot open the PDF for rendering ({err})") from err
-        try:
-            count = len(document)
-            if not 1 <= page_number <= count:
-                raise MaterialError(f"{name}: page {page_number} is out of range 1..{count}")
-            page = document[page_number - 1]
-            try:
-                geometry = shown_page(page, declared_page(declared, page_number - 1, count))
-                image = page.render(scale=geometry.scale_for_width(width)).to_pil()
-            finally:
-                page.close()
-        except pypdfium2.PdfiumError as err:
-            raise MaterialError(f"{name}: page {page_number}: cannot render ({err})") from err
-        finally:
-            document.close()
+    try:
+        with shown_pdf_page(path, page_number, "cannot open the PDF for rendering") as (page, geometry):
+            image = page.render(scale=geometry.scale_for_width(width)).to_pil()
+    except pypdfium2.PdfiumError as err:
+        raise MaterialError(f"{name}: page {page_number}: cannot render ({err})") from err
     buffer = io.BytesIO()
     image.save(buffer, format="PNG")
     return buffer.getvalue()

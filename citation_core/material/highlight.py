@@ -17,10 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import MaterialError
 from .models import Cue
-from .page_geometry import DeclaredPages, PageGeometry, declared_page, shown_page
-from .pdfium import PDFIUM_LOCK
+from .page_geometry import PageGeometry, shown_pdf_page
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 MIN_WORDS = 1
@@ -138,23 +136,7 @@ def _runs_down(boxes: Sequence[Rect4], size: tuple[float, float]) -> bool:
 
 def evidence_boxes(pdf: Path, page_number: int, evidence: str) -> list[Box]:
     """Boxes around each line of ``evidence`` on page ``page_number`` (1-based) of ``pdf``; [] when not found."""
-    declared = DeclaredPages.read(pdf)
-    with PDFIUM_LOCK:
-        return _evidence_boxes(pdf, page_number, evidence, declared)
-
-
-def _evidence_boxes(pdf: Path, page_number: int, evidence: str, declared: DeclaredPages | None) -> list[Box]:
-    import pypdfium2
-
-    try:
-        document = pypdfium2.PdfDocument(str(pdf))
-    except pypdfium2.PdfiumError as err:
-        raise MaterialError(f"{pdf.name}: cannot open the PDF ({err})") from err
-    try:
-        if not 1 <= page_number <= len(document):
-            raise MaterialError(f"{pdf.name}: page {page_number} is out of range 1..{len(document)}")
-        page = document[page_number - 1]
-        display = shown_page(page, declared_page(declared, page_number - 1, len(document)))
+    with shown_pdf_page(pdf, page_number) as (page, display):
         textpage = page.get_textpage()
         text = textpage.get_text_range()
         page_words = _words(text)
@@ -176,8 +158,6 @@ def _evidence_boxes(pdf: Path, page_number: int, evidence: str, declared: Declar
                 cursor = next((k for k, w in enumerate(page_words) if w[1] >= found[1]), len(page_words))
                 boxes += _line_boxes(textpage, found[0], found[1], display)
         return boxes
-    finally:
-        document.close()
 
 
 # --- drawing the evidence -------------------------------------------------------------------------

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import io
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -216,10 +218,15 @@ def declared_page(pages: DeclaredPages | None, index: int, count: int) -> Declar
     return pages.page(index)
 
 
-def page_geometry(pdf: Path, page_number: int) -> PageGeometry:
-    """The geometry of page ``page_number`` (1-based) of ``pdf``.
+@contextmanager
+def shown_pdf_page(pdf: Path, page_number: int,
+                   cannot_open: str = "cannot open the PDF") -> Iterator[tuple[Any, PageGeometry]]:
+    """Page ``page_number`` (1-based) of ``pdf`` opened with pdfium, and its geometry as shown (pdfium told its
+    visible box): every caller that draws or measures a page opens it here. ``PDFIUM_LOCK`` is held while the
+    page is in use; page and document are closed after.
 
-    Raises MaterialError naming the file for a file pdfium cannot open or a page outside it.
+    Raises MaterialError naming the file for a file pdfium cannot open (``cannot_open`` says what failed) or a
+    page outside it.
     """
     import pypdfium2
 
@@ -230,14 +237,24 @@ def page_geometry(pdf: Path, page_number: int) -> PageGeometry:
         try:
             document = pypdfium2.PdfDocument(str(pdf))
         except pypdfium2.PdfiumError as err:
-            raise MaterialError(f"{pdf.name}: cannot open the PDF ({err})") from err
+            raise MaterialError(f"{pdf.name}: {cannot_open} ({err})") from err
         try:
-            if not 1 <= page_number <= len(document):
-                raise MaterialError(f"{pdf.name}: page {page_number} is out of range 1..{len(document)}")
+            count = len(document)
+            if not 1 <= page_number <= count:
+                raise MaterialError(f"{pdf.name}: page {page_number} is out of range 1..{count}")
             page = document[page_number - 1]
             try:
-                return shown_page(page, declared_page(pages, page_number - 1, len(document)))
+                yield page, shown_page(page, declared_page(pages, page_number - 1, count))
             finally:
                 page.close()
         finally:
             document.close()
+
+
+def page_geometry(pdf: Path, page_number: int) -> PageGeometry:
+    """The geometry of page ``page_number`` (1-based) of ``pdf``.
+
+    Raises MaterialError naming the file for a file pdfium cannot open or a page outside it.
+    """
+    with shown_pdf_page(pdf, page_number) as (_, geometry):
+        return geometry
