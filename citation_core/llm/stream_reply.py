@@ -132,11 +132,7 @@ class StreamedReply:
         if not isinstance(choice, dict):
             raise ReplyError(f"{where} is a {json_kind(choice)}, not an object")
         finish = _text(choice.get("finish_reason"), f"{where}.finish_reason")
-        delta = choice.get("delta")
-        if delta is None:
-            delta = {}
-        if not isinstance(delta, dict):
-            raise ReplyError(f"{where}.delta is a {json_kind(delta)}, not an object")
+        delta = _object(choice.get("delta"), f"{where}.delta")
         content = _text(delta.get("content"), f"{where}.delta.content")
         if content:
             self.add_text(content)
@@ -169,11 +165,7 @@ class StreamedReply:
         if not isinstance(index, int) or isinstance(index, bool) or index < 0:
             raise ReplyError(f"{where}.index is {_shown(index)}, not a whole number ≥ 0")
         call_id = _text(piece.get("id"), f"{where}.id")
-        function = piece.get("function")
-        if function is None:
-            function = {}
-        if not isinstance(function, dict):
-            raise ReplyError(f"{where}.function is a {json_kind(function)}, not an object")
+        function = _object(piece.get("function"), f"{where}.function")
         name = _text(function.get("name"), f"{where}.function.name")
         arguments = _text(function.get("arguments"), f"{where}.function.arguments")
         call = self._calls.setdefault(index, _Call())
@@ -202,6 +194,15 @@ class StreamedReply:
         """The reply in the shape of a chat completion (``openai_chat._response`` reads it)."""
         message = SimpleNamespace(content="".join(self.text), tool_calls=self.tool_calls())
         return SimpleNamespace(choices=[SimpleNamespace(message=message)], usage=self.usage, model=self.model)
+
+
+def _object(value: object, where: str) -> dict[str, Any]:
+    """A JSON object of a chunk; an absent one (null) is empty."""
+    if value is None:
+        return {}
+    if isinstance(value, dict):
+        return value
+    raise ReplyError(f"{where} is a {json_kind(value)}, not an object")
 
 
 def _text(value: object, where: str) -> str | None:
