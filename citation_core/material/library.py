@@ -243,8 +243,7 @@ def load_material(root: Path, now: dt.datetime | None = None) -> CourseMaterial:
     withheld = {uid: um for uid, um in loaded.items() if not um.released}
     faqs = tuple(faq_sources(course))
     warnings = tuple(w for um in loaded.values() for w in um.warnings) + tuple(
-        f"unit {uid} “{name}” is left out: {why}" for uid, why in broken.items()
-        for name in [next(u.name for u in course.units if u.id == uid)])
+        f"unit {uid} “{course.unit(uid).name}” is left out: {why}" for uid, why in broken.items())
     return CourseMaterial(course, units, faqs, _lecture_index(units.values()), FaqIndex(faqs), warnings,
                           withheld, moment, broken)
 
