@@ -1,6 +1,7 @@
 """Offline placement with meaning on the sample course: the multilingual encoder embeds the sentences it
 decides in one batch, the sources' statement vectors are kept per set of sources, a sentence meets the
-sources of its own language by meaning only when one in another language comes close, and none of this
+sources of its own language by meaning only when one in another language comes close (and then only those
+sharing a term with it), and none of this
 changes a citation: every sentence is cited as it is when placed alone."""
 
 from __future__ import annotations
@@ -91,21 +92,43 @@ def test_the_sentences_the_encoder_decides_are_embedded_in_one_batch(
     assert "zusammen.[cite:L:101:" in cited and "kleinere.[cite:L:101:" in cited  # cited by meaning
 
 
+@pytest.fixture(scope="module")
+def english_sources(material: CourseMaterial) -> list[dict[str, str]]:
+    """Unit 101 alone (English slides and transcript): every source is in another language than GERMAN."""
+    lecture = [*material.units[101].chunks, *material.units[101].segments]
+    return [{"id": e.marker, "content": e.content} for e in serialize_lecture(lecture).entries]
+
+
 def test_a_second_answer_from_the_same_sources_reads_their_statement_vectors(
-        sources: list[dict[str, str]], fresh_encoder: Recording, monkeypatch: pytest.MonkeyPatch) -> None:
-    place_citations(" ".join(GERMAN[:3]), sources)
-    assert statement_texts(s["content"] for s in sources) <= fresh_encoder.texts()
+        english_sources: list[dict[str, str]], fresh_encoder: Recording, monkeypatch: pytest.MonkeyPatch) -> None:
+    place_citations(" ".join(GERMAN[:3]), english_sources)
+    assert statement_texts(s["content"] for s in english_sources) <= fresh_encoder.texts()
     # another process (nothing in memory), another answer from the same sources
     again = Recording(fresh_encoder.model)
     monkeypatch.setattr(encoder_module, "_loaded", lambda: SentenceEncoder(again))
-    second = place_citations(" ".join(GERMAN[3:]), sources)
+    second = place_citations(" ".join(GERMAN[3:]), english_sources)
     assert again.texts() <= {clean(s) for s in GERMAN[3:]}, "statement vectors were made again"
     # the same citations as with the vectors made afresh
     kept = list(vector_cache.cache_dir(CACHE_KIND).glob("*.npy"))
     assert len(kept) == 1
     kept[0].unlink()
     monkeypatch.setattr(encoder_module, "_loaded", lambda: SentenceEncoder(Recording(fresh_encoder.model)))
-    assert place_citations(" ".join(GERMAN[3:]), sources) == second
+    assert place_citations(" ".join(GERMAN[3:]), english_sources) == second
+
+
+def test_a_sentence_close_to_a_source_in_another_language_is_weighed_against_those_sharing_a_term(
+        material: CourseMaterial, sources: list[dict[str, str]], fresh_encoder: Recording) -> None:
+    """A German sentence the English slides explain is cited to them by meaning; the German slides it is
+    weighed against are those sharing a term with it (they were read by their terms already), not the whole
+    German unit: most of its statements are never embedded."""
+    cited = place_citations(GERMAN[1], sources)
+    assert "kleinere.[cite:L:101:" in cited
+    german = statement_texts(c.text for c in material.units[301].chunks)
+    english = statement_texts(c.text for c in material.units[101].chunks)
+    assert english <= fresh_encoder.texts()
+    weighed = german & fresh_encoder.texts()
+    assert len(weighed) < len(german) / 2, f"{len(weighed)} of {len(german)} German statements embedded"
+    assert not list(vector_cache.cache_dir(CACHE_KIND).glob("*.npy")), "a partial set of vectors was kept"
 
 
 def test_a_sentence_meets_the_sources_of_its_own_language_only_when_one_in_another_comes_close(

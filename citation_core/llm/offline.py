@@ -152,7 +152,7 @@ def cited_sentences(answer: str, sources: Sequence[Mapping[str, str]],
     n = len(docs)
     unseen = UNSEEN * (math.log(1 + n / 2) + 0.1)
     idf = {t: math.log(1 + n / (1 + c)) + 0.1 for t, c in df.items()}
-    weight = [sum(idf[t] for t in toks) for _, toks in docs]
+    weight = [math.fsum(idf[t] for t in toks) for _, toks in docs]  # fsum: a set's order never counts
     postings: dict[str, list[int]] = {}
     for i, (_, toks) in enumerate(docs):
         for t in toks:
@@ -173,11 +173,11 @@ def cited_sentences(answer: str, sources: Sequence[Mapping[str, str]],
         words = {conflate(t, postings, lang) for t in terms(text, lang)}
         if len(words) < 2:
             continue
-        total = sum(idf.get(t, unseen) for t in words)
+        total = math.fsum(idf.get(t, unseen) for t in words)
         hits: Counter[int] = Counter(i for t in words for i in postings.get(t, ()))
         claim = _Claim(sent.end, text, lang)
         for i, count in hits.items():
-            shared = sum(idf[t] for t in words & docs[i][1])
+            shared = math.fsum(idf[t] for t in words & docs[i][1])
             own = shared / total
             overlap = shared / min(total, weight[i])
             claim.lexical[i] = (own + overlap) / 2
@@ -196,8 +196,10 @@ def cited_sentences(answer: str, sources: Sequence[Mapping[str, str]],
     # the sentences the encoder decides, all at once; each meets first the sources in another language
     asked = [c for c in claims if c.across]
     others = {lang: {i for i, dl in enumerate(doc_lang) if dl != lang} for lang in {c.lang for c in asked}}
+    # it is weighed against the sources sharing a term with it (in its own language, a source sharing none was
+    # read by the terms already and says something else)
     for claim, encoded in zip(asked, meaning.encoded([c.text for c in asked], [others[c.lang] for c in asked],
-                                                     ENC_ALONE), strict=True):
+                                                     ENC_ALONE, [set(c.lexical) for c in asked]), strict=True):
         claim.encoded = encoded
 
     inserts: list[tuple[int, list[str]]] = []

@@ -37,6 +37,7 @@ class SourceMeaning:
         model = semantic_model() if tokens else None
         self._matcher = model.matcher(self._parts[1]) if model is not None else None
         self._vectors: np.ndarray | None = None  # every statement's encoder vector, once made or read
+        self._made: dict[int, np.ndarray] = {}  # the statements' vectors made so far (by statement index)
 
     @functools.cached_property
     def _parts(self) -> tuple[list[int], list[str]]:
@@ -62,41 +63,56 @@ class SourceMeaning:
         scores = self._matcher.scores(sentence, only)
         return self._per_source((k, scores[k]) for k in only)
 
-    def encoded(self, sentences: Sequence[str], first: Sequence[Collection[int]],
-                floor: float) -> list[dict[int, float]]:
+    def encoded(self, sentences: Sequence[str], first: Sequence[Collection[int]], floor: float,
+                rivals: Sequence[Collection[int]] | None = None) -> list[dict[int, float]]:
         """Per sentence, per source: the encoder's cosine of its closest statement with the sentence ({} for
         every sentence without the encoder).
 
-        ``first[k]``: the sources sentence ``k`` is met by first. When none of them has a statement at least
-        ``floor`` close, only their cosines are given (the closest source of all either is one of them, and
-        then below ``floor``, or is another); else every source's."""
+        ``first[k]``: the sources sentence ``k`` is met by first (those the encoder may cite it to). When none
+        of them has a statement at least ``floor`` close, only their cosines are given (the closest source of
+        all either is one of them, and then below ``floor``, or is another). Else also the cosines of its
+        ``rivals[k]``, the other sources it is weighed against (every source when ``rivals`` is None)."""
         out: list[dict[int, float]] = [{} for _ in sentences]
         encoder = sentence_encoder() if sentences else None
-        owners, said = self._parts
-        if encoder is None or not said:
+        if encoder is None or not self._parts[1]:
             return out
         queries = encoder.embed(list(sentences))  # one batch for every sentence that needs the encoder
+        out = self._closest(encoder, queries, [set(f) for f in first])
+        near = [k for k, scores in enumerate(out) if any(c >= floor for c in scores.values())]
+        everyone = set(range(len(self._sources)))
+        wider = [set(first[k]) | (everyone if rivals is None else set(rivals[k])) for k in near]
+        for k, scores in zip(near, self._closest(encoder, queries[near], wider), strict=True):
+            out[k] = scores
+        return out
+
+    def _closest(self, encoder: SentenceEncoder, queries: np.ndarray,
+                 pools: Sequence[set[int]]) -> list[dict[int, float]]:
+        """Per query (row of ``queries``), per source of its pool: the best cosine of the source's statements.
+        The statements of every pool are embedded together, once (``_rows``)."""
+        owners = np.asarray(self._parts[0])
+        wanted = sorted(set().union(*pools)) if pools else []
+        rows = np.flatnonzero(np.isin(owners, wanted))
+        if not len(rows):
+            return [{} for _ in pools]
+        best = self._best(self._rows(encoder, rows) @ queries.T, owners[rows])
+        return [{i: c for i, c in scores.items() if i in pool} for scores, pool in zip(best, pools, strict=True)]
+
+    def _rows(self, encoder: SentenceEncoder, rows: np.ndarray) -> np.ndarray:
+        """The vectors of the statements at ``rows``: read from what an earlier call on the same sources kept,
+        else made (each statement once per call); once every statement has one, kept for the next call."""
         if self._vectors is None:
             self._vectors = self._stored(encoder)
-        rest = list(range(len(sentences)))
-        if self._vectors is None:
-            rows = np.flatnonzero(np.isin(owners, sorted({i for k in rest for i in first[k]})))
-            part = encoder.embed([said[r] for r in rows])
-            best = self._best(part @ queries.T, np.asarray(owners)[rows])
-            rest = []
-            for k in range(len(sentences)):
-                mine = {i: c for i, c in best[k].items() if i in first[k]}
-                if any(c >= floor for c in mine.values()):
-                    rest.append(k)
-                else:
-                    out[k] = mine
-            if rest:
-                self._vectors = self._made(encoder, rows, part)
-        if rest and self._vectors is not None:
-            best = self._best(self._vectors @ queries[rest].T, np.asarray(owners))
-            for k, scores in zip(rest, best, strict=True):
-                out[k] = scores
-        return out
+        if self._vectors is not None:
+            known: np.ndarray = self._vectors[rows]
+            return known
+        missing = [int(r) for r in rows if int(r) not in self._made]
+        if missing:
+            for r, vec in zip(missing, encoder.embed([self._parts[1][r] for r in missing]), strict=True):
+                self._made[r] = vec
+        if len(self._made) == len(self._parts[1]):
+            self._vectors = np.stack([self._made[r] for r in range(len(self._made))])
+            self._keep(encoder, self._vectors)
+        return np.stack([self._made[int(r)] for r in rows])
 
     @staticmethod
     def _best(sims: np.ndarray, owners: np.ndarray) -> list[dict[int, float]]:
@@ -122,19 +138,11 @@ class SourceMeaning:
         return vector_cache.load(self._key(encoder), len(self._parts[1]), encoder.dimensions, kind=CACHE_KIND,
                                  dtype=np.float32)
 
-    def _made(self, encoder: SentenceEncoder, rows: np.ndarray, known: np.ndarray) -> np.ndarray:
-        """Every statement's vector, kept for the next call on the same sources: those of ``rows`` are
-        ``known``, the others are made in one batch."""
-        said = self._parts[1]
-        vectors = np.empty((len(said), encoder.dimensions), dtype=np.float32)
-        vectors[rows] = known
-        others = np.setdiff1d(np.arange(len(said)), rows)
-        if len(others):
-            vectors[others] = encoder.embed([said[r] for r in others])
+    def _keep(self, encoder: SentenceEncoder, vectors: np.ndarray) -> None:
+        """Every statement's vector, kept for the next call on the same sources."""
         from ..material import vector_cache
 
         vector_cache.store(self._key(encoder), vectors, kind=CACHE_KIND, dtype=np.float32, max_entries=CACHE_ENTRIES)
-        return vectors
 
 
 __all__ = ["CACHE_ENTRIES", "CACHE_KIND", "SourceMeaning"]

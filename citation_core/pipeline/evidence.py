@@ -94,8 +94,8 @@ def _numbers(text: str) -> set[str]:
 
 
 def _overlap(sentence_terms: set[str], passage: str, weight: Callable[[str], float]) -> float:
-    total = sum(weight(t) for t in sentence_terms)
-    return sum(weight(t) for t in sentence_terms & stems(passage)) / total if total else 0.0
+    total = math.fsum(weight(t) for t in sentence_terms)  # fsum: the same sum whatever order a set's terms come in
+    return math.fsum(weight(t) for t in sentence_terms & stems(passage)) / total if total else 0.0
 
 
 def _one(_: str) -> float:
@@ -174,8 +174,8 @@ def judge_support(sentence: str, evidence: Evidence | None, source: Source,
         return Support("unsupported", 0.0, "the source has no text" if evidence is None else "no terms to check")
     found = wanted & stems(evidence.text)
     w = weight or _one
-    total = sum(w(t) for t in wanted)
-    score = round(sum(w(t) for t in found) / total, 2) if total else 0.0
+    total = math.fsum(w(t) for t in wanted)
+    score = round(math.fsum(w(t) for t in found) / total, 2) if total else 0.0
     missing_numbers = sorted(_numbers(sentence) - _numbers(source_text(source)))
     words = dict.fromkeys(w.lower() for w in _WORD.findall(sentence) if stems(w) & found)  # as the sentence says
     shared = ", ".join(list(words)[:6]) or "nothing"

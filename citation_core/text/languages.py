@@ -135,6 +135,19 @@ def _detector() -> dict[str, dict[str, float]]:
     return {lang: {w: 1.0 / owners[w] for w in stop_words(lang) if len(w) > 1} for lang in latin}
 
 
+@functools.cache
+def _detector_by_word() -> tuple[list[str], dict[str, tuple[tuple[int, float], ...]]]:
+    """``_detector`` turned around: the languages in order, and per stop word (index of a language, its
+    weight there) for each language it belongs to; a text's words are then looked up once, not once per
+    language."""
+    detector = _detector()
+    langs = list(detector)
+    by_word: dict[str, list[tuple[int, float]]] = {}
+    for i, lang in enumerate(langs):
+        for w, weight in detector[lang].items():
+            by_word.setdefault(w, []).append((i, weight))
+    return langs, {w: tuple(pairs) for w, pairs in by_word.items()}
+
 
 def normalize(text: str) -> str:
     """NFKC (ligatures such as "ﬁ" and subscripts become plain letters and digits)."""
@@ -149,10 +162,12 @@ def detect_language(text: str, default: str = "en") -> str:
         return "zh"
     if len(_CYRILLIC.findall(text)) >= 3:
         return "ru"
-    scores: dict[str, float] = {}
-    words = [w.lower() for w in _WORD.findall(text[:4000])]
-    for lang, weights in _detector().items():
-        scores[lang] = sum(weights.get(w, 0.0) for w in words)
+    langs, weights = _detector_by_word()
+    sums = [0.0] * len(langs)
+    for w in _WORD.findall(text[:4000]):  # per word, the languages whose stop word it is (most words: none)
+        for i, weight in weights.get(w.lower(), ()):
+            sums[i] += weight
+    scores = dict(zip(langs, sums, strict=True))
     for lang, letters in _LETTERS:  # letters only one of the languages uses
         if letters.search(text):
             scores[lang] = scores.get(lang, 0.0) + 1.25
