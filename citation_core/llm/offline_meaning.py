@@ -5,11 +5,16 @@ Two models compare them (README "Meaning", "Meaning across languages"): the stat
 encoder (``text.encoder``) whole statement against whole sentence.
 
 The encoder's work is done once per call, not once per sentence: the sentences that need it are embedded in
-one batch and met by every statement in one matrix product. The statements' vectors are kept on disk per
-set of sources (``material.vector_cache``, at the precision they were made), so citing another answer from
-the same material reads them instead of embedding every statement again. A sentence is first met only by
-the sources written in another language than it (the only ones the encoder may cite it to): when none of
-them comes ``floor`` close, no other source can change the outcome and the others are not embedded.
+one batch and met by the statements it is compared with in one matrix product. A sentence is first met only
+by the sources written in another language than it (the only ones the encoder may cite it to): when none of
+them comes ``floor`` close, no other source can change the outcome and the others are not embedded. When one
+does, it is weighed against its rivals, the sources of its own language that share a term with it (a source
+sharing none was read by its terms already and says something else): a German remark on one English slide
+among two hundred German ones embeds that slide and the few German slides on its topic, not all of them.
+Each statement is embedded at most once per call. When every statement of the call has its vector (an
+answer in another language than all of its sources), the vectors are kept on disk per set of sources
+(``material.vector_cache``, at the precision they were made), so citing another answer from the same
+material reads them instead of embedding every statement again.
 """
 
 from __future__ import annotations
