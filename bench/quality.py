@@ -24,6 +24,7 @@ and reported as such.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
@@ -39,12 +40,24 @@ from citation_core.chat.offline_writer import PHRASES
 from citation_core.chat.view import ViewPosition, segment_at
 from citation_core.contract import Marker, Text, segments
 from citation_core.llm.base import LlmRequest
-from citation_core.llm.config import OFFLINE_MODEL, PLACEMENT_MODES, PlacementMode, load_config
+from citation_core.llm.config import (
+    CITATION_MODES,
+    OFFLINE_MODEL,
+    PLACEMENT_MODES,
+    CitationMode,
+    LlmConfig,
+    PlacementMode,
+    load_config,
+)
 from citation_core.material.library import CourseMaterial, load_material
 from citation_core.material.timeline import page_at
 from citation_core.pipeline import Citation, CitationPipeline
+from citation_core.pipeline.model_calls import RoleModel
+from citation_core.pipeline.prompts import Prompts
+from citation_core.pipeline.registry import CitationRegistry, uncited
 from citation_core.sources import FaqSource, LectureSource, PageChunk, Sources, TranscriptSegment
 from citation_core.testing import ChatRequest, ScriptedModel, cooperative_handler
+from citation_core.testing.cooperative import place
 from citation_core.testing.server import TASK_HEADER
 from citation_core.text import keyword_problems, summary_problems
 
@@ -302,16 +315,55 @@ def run_placement(report: Report, cases: Sequence[dict[str, Any]], pipe: Citatio
         check_enrichment(report, result.citations, case["id"])
 
 
+def run_inline(report: Report, cases: Sequence[dict[str, Any]]) -> None:
+    """The evaluation's answers cited inline: a scripted writer writes each answer with handles, behind each
+    sentence the handle of the source sharing most words with it (the cooperative test LLM's rule, as the
+    scripted placement model decides: ``testing.cooperative.place``), and the turn's ``CitationRegistry``
+    expands them, keywords and summaries by the offline model."""
+    for case in cases:
+        material = material_of(case["material"])
+        if material is None:
+            report.skipped.append(case["id"])
+            continue
+        uid = unit_id(case["material"], case.get("unit"))
+        sources = pool(material, uid, case.get("window"), bool(case.get("faqs")))
+        answer, spans = answer_of(case)
+        with CitationRegistry(RoleModel.of(OFFLINE_MODEL), Prompts.default(), language=case.get("language", "en"),
+                              deadline_seconds=None) as registry:
+            entries = [{"id": f"[cite:{registry.register(s)}]", "content": s.content if isinstance(s, FaqSource)
+                        else s.text} for s in sources]
+            written = place(answer, entries)
+            if uncited(written) != answer:
+                raise AssertionError(f"{case['id']}: the scripted writer changed the answer")
+            final = registry.expand(written, final=True)
+            citations = registry.citations()
+        by_marker = {c.marker: c for c in citations}
+        per_sentence = cited_per_sentence(final, spans, by_marker)
+        for sent, cited in zip(case["sentences"], per_sentence, strict=True):
+            overlap = sent.get("overlap")
+            report.sentences.append(SentenceResult(case["id"], str(sent["text"]), str(sent.get("style", "copied")),
+                                                   [str(g) for g in sent.get("gold") or []], cited,
+                                                   float(overlap) if overlap is not None else None,
+                                                   str(case.get("language", "en"))))
+        check_enrichment(report, citations, case["id"])
+
+
 # --- questions about the open view ----------------------------------------------------------------------
 
-def run_open_view(report: Report, questions: Sequence[dict[str, Any]]) -> None:
+def chat_config(citation_mode: CitationMode = "placement") -> LlmConfig:
+    """The packaged configuration (offline model) with every answer cited by ``citation_mode``."""
+    return dataclasses.replace(load_config(ROOT, override=""), citation_mode=citation_mode)
+
+
+def run_open_view(report: Report, questions: Sequence[dict[str, Any]],
+                  citation_mode: CitationMode = "placement") -> None:
     for q in questions:
         material = material_of(q["material"])
         if material is None:
             report.skipped.append(q["id"])
             continue
         uid = unit_id(q["material"], q.get("unit"))
-        chat = ChatPipeline(load_config(ROOT, override=""), material)
+        chat = ChatPipeline(chat_config(citation_mode), material)
         position = ViewPosition(uid, page=q.get("page"), second=q.get("second"))
         history = [(str(h[0]), str(h[1])) for h in q.get("history") or []]
         result = chat(str(q["question"]), position, language=q.get("language", "en"), history=history)
@@ -330,14 +382,15 @@ def run_open_view(report: Report, questions: Sequence[dict[str, Any]]) -> None:
         check_enrichment(report, result.citations, q["id"])
 
 
-def run_course_questions(report: Report, questions: Sequence[dict[str, Any]]) -> None:
+def run_course_questions(report: Report, questions: Sequence[dict[str, Any]],
+                         citation_mode: CitationMode = "placement") -> None:
     for q in questions:
         material = material_of(q.get("material", "sample"))
         if material is None:
             report.skipped.append(q["id"])
             continue
         uid = int(q["unit"])
-        chat = ChatPipeline(load_config(ROOT, override=""), material)
+        chat = ChatPipeline(chat_config(citation_mode), material)
         result = chat(str(q["question"]), ViewPosition(uid, page=q["page"]), language=q.get("language", "en"))
         timeline = material.unit(uid).unit.timeline
         cited: list[int] = []
@@ -373,11 +426,13 @@ def load_eval(kind: str, split: str = "dev") -> list[dict[str, Any]]:
     return out
 
 
-def evaluate(split: str = "dev") -> Report:
+def evaluate(split: str = "dev", citation_mode: CitationMode = "placement") -> Report:
+    """The evaluation of ``split``; the written answers (open view, course questions) cited by
+    ``citation_mode`` (inline: the offline writer puts handles behind what it quotes)."""
     report = Report()
     run_placement(report, load_eval("placement", split))
-    run_open_view(report, load_eval("open_view", split))
-    run_course_questions(report, load_eval("course_questions", split))
+    run_open_view(report, load_eval("open_view", split), citation_mode)
+    run_course_questions(report, load_eval("course_questions", split), citation_mode)
     return report
 
 
@@ -402,6 +457,11 @@ def compare_modes(split: str = "dev") -> str:
             labelled = sum(bool(s.gold) for s in report.sentences)
             lines.append(f"| {model} | {mode} | {len(report.sentences)} ({labelled}) | {report.precision():.3f} | "
                          f"{report.recall():.3f} | {report.lead():.3f} |")
+    report = Report()
+    run_inline(report, cases)
+    labelled = sum(bool(s.gold) for s in report.sentences)
+    lines.append(f"| scripted writer | inline | {len(report.sentences)} ({labelled}) | {report.precision():.3f} | "
+                 f"{report.recall():.3f} | {report.lead():.3f} |")
     return "\n".join(lines)
 
 
@@ -472,11 +532,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="dev: what the heuristics were tuned on; test: held out")
     parser.add_argument("--compare-modes", action="store_true",
                         help="placement only, in both placement modes (iris, places), offline and scripted")
+    parser.add_argument("--citation-mode", default="placement", choices=list(CITATION_MODES),
+                        help="how the written answers (open view, course questions) are cited")
     args = parser.parse_args(argv)
     if args.compare_modes:
         print(compare_modes(args.split))
         return 0
-    report = evaluate(args.split)
+    report = evaluate(args.split, args.citation_mode)
     print(table(report))
     across = evaluate_cross_language(args.split)
     print(f"\nanswers in another language than their sources: precision {across.precision():.3f}, "

@@ -185,11 +185,9 @@ class ChatPipeline:
                                           else view.unit_id, lang.language.code))
 
     def cites_inline(self, variant: str = "default") -> bool:
-        """Whether a written answer of ``variant`` is cited inline (``citation.mode: inline`` and a model
-        writer; the offline writer writes no handles, its answers are cited by placement)."""
-        if self.config.citation_mode_for(variant) != "inline":
-            return False
-        return self.config.resolve(CHAT_PIPELINE, variant, "chat").type != "offline"
+        """Whether a written answer of ``variant`` is cited inline (``citation.mode: inline``): the writer puts
+        handles behind what it writes (a model as it streams, the offline writer behind what it quotes)."""
+        return self.config.citation_mode_for(variant) == "inline"
 
     def _inline(self, question: str, view: CurrentView, turns: tuple[tuple[str, str], ...], state: ToolState,
                 writer_trace: Trace, writer_role: RoleModel, models: dict[str, str], language: str | None,

@@ -579,7 +579,7 @@ def _render(lead: str, units: Sequence[str], kind: str, doc: Doc | None = None, 
     A statement is quoted by whole sentences, a cut marked with "…" (``quotes.excerpt``: a long one by the
     sentences that say most of the question, per ``scorer``)."""
     if kind == "video":
-        return lead + "\n\n" + " ".join(units)
+        return _cited(lead + "\n\n" + _spoken(units, doc), _handles(doc, " ".join(units)))
     lang = doc.lang if doc is not None else "en"
 
     def weight(sentence: str) -> float:
@@ -622,7 +622,59 @@ def _render(lead: str, units: Sequence[str], kind: str, doc: Doc | None = None, 
         items.append(item)
     if items:
         blocks.append("\n".join(items))
-    return lead + "\n\n" + "\n\n".join(blocks)
+    quoted = "\n\n".join(blocks)
+    return _cited(lead + "\n\n" + quoted, _handles(doc, quoted))
+
+
+_FENCE_LINE = re.compile(r"^\s*(?:`{3,}|~{3,})\s*$")
+
+
+def _cited(part: str, handles: str) -> str:
+    """A rendered part (its lead, a blank line, its quotes) with ``handles`` behind it, when the turn cites
+    inline: the writer knows what it quotes, so its citations are exact.
+
+    The handles stand behind the last quote; where the part ends in a code block they stand behind the lead
+    instead (a marker after a closing fence would keep the block from closing)."""
+    if not handles:
+        return part
+    if _FENCE_LINE.match(part.rstrip().rsplit("\n", 1)[-1]):
+        lead, sep, rest = part.partition("\n\n")
+        return lead + handles + sep + rest
+    return part.rstrip() + handles
+
+
+def _handles(doc: Doc | None, quoted: str) -> str:
+    """The handles of ``doc`` that stand behind the whole of what ``quoted`` quotes of it: its ``cite`` (a
+    transcript window's cues are cited sentence by sentence instead: ``_spoken``)."""
+    if doc is None or doc.source.get("cues"):
+        return ""
+    return str(doc.source.get("cite") or "")
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.lower()))
+
+
+def _spoken(units: Sequence[str], doc: Doc | None) -> str:
+    """The quoted sentences of a transcript; of a window of cues cited inline, each cue's handle behind the
+    sentence that holds most of its words, as placement cites them. A cue the quote leaves out (less than half
+    of its words quoted) or that says too little to be a claim (fewer than two terms: "Trust him.") gets none."""
+    cues = doc.source.get("cues") if doc is not None else None
+    if not cues:
+        return " ".join(units)
+    lang = doc.lang if doc is not None else None
+    said = [_words(u) for u in units]
+    everything = set().union(*said) if said else set()
+    behind: list[list[str]] = [[] for _ in units]
+    for cue in cues:
+        text, handle = str(cue.get("text", "")), cue.get("cite")
+        words = _words(text)
+        if not handle or not words or len(words & everything) < len(words) / 2 or len(terms(text, lang)) < 2:
+            continue
+        shares = [len(words & w) for w in said]
+        best = max(range(len(units)), key=lambda i: (shares[i], i))  # a tie: the later sentence, where it ends
+        behind[best].append(str(handle))
+    return " ".join(u + "".join(dict.fromkeys(h)) for u, h in zip(units, behind, strict=True))
 
 
 def _block(doc: Doc | None, i: int | None, side: str) -> list[str]:
@@ -837,7 +889,8 @@ def write_answer(inputs: Mapping[str, Any]) -> str:
 
     faq = _matching_faq(faqs, query, lang)
     if faq is not None:
-        parts.append(ph["faq"] + "\n\n" + " ".join(s.text for s in sentences(str(faq.get("answer", "")))[:3]))
+        parts.append(ph["faq"] + "\n\n" + " ".join(s.text for s in sentences(str(faq.get("answer", "")))[:3])
+                     + str(faq.get("cite") or ""))
 
     if primary is None and faq is None and parts:
         # nothing found for a question in another language: quote what the student is looking at (a question

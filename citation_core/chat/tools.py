@@ -157,10 +157,13 @@ class ToolState:
     # inline citing: every source a tool returns gets its handle, given to the writer as ``cite``
     registry: CitationRegistry | None = None
 
+    def handle(self, source: LectureSource | FaqSource) -> str | None:
+        """The handle of ``source`` (``[cite:3]``) when the turn cites inline, else None."""
+        return None if self.registry is None else f"[cite:{self.registry.register(source)}]"
+
     def _cite(self, item: dict[str, Any], source: LectureSource | FaqSource) -> dict[str, Any]:
-        if self.registry is None:
-            return item
-        return {"cite": f"[cite:{self.registry.register(source)}]", **item}
+        handle = self.handle(source)
+        return item if handle is None else {"cite": handle, **item}
 
     def lecture_retrieval(self, query: str, k: int = 5, unit_id: int | None = None,
                           context: str = "") -> list[LectureSource]:

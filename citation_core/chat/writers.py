@@ -18,7 +18,7 @@ from ..llm.offline import OfflineModel
 from ..material.library import CourseMaterial
 from ..pipeline.model_calls import RoleModel, complete_recorded
 from ..pipeline.trace import Trace
-from ..sources import LectureSource, TranscriptSegment
+from ..sources import FaqSource, LectureSource, TranscriptSegment
 from ..text import conflate, content_tokens, detect_language, terms
 from .offline_writer import write_answer
 from .tools import TOOLS, ToolState, course_rarity, passage, place_of
@@ -103,7 +103,7 @@ class ExtractiveWriter:
                   "unit_name": state.material.unit(target if target is not None else view.unit_id).unit.name,
                   "passages": [self._passage(state, s) for s in ranked],
                   "course_ranked": [s.uuid for s in course],
-                  "faqs": [{"question": f.question, "answer": f.answer} for f in state.faqs]}
+                  "faqs": [_handled(state, {"question": f.question, "answer": f.answer}, f) for f in state.faqs]}
         model = OfflineModel(self.role.model_id, self.role.model_name, writer=write_answer)
         request = LlmRequest("writer", turn.messages(), inputs)
         answer = capped(complete_recorded(turn.trace, model, self.role, request, turn.prompt).content, turn.trace)
@@ -115,13 +115,13 @@ class ExtractiveWriter:
     def _passage(state: ToolState, src: LectureSource) -> dict[str, Any]:
         """A passage as the offline writer reads it: a transcript cue with the slide on screen while it is
         spoken (``shown``), which is then retrieved too, so that the answer can cite it."""
-        out = passage(state.material, src)
+        out = _handled(state, passage(state.material, src), src)
         if isinstance(src, TranscriptSegment) and src.page_number is not None:
             um = state.material.unit(int(src.lecture_unit_id))
             shown = [c for c in um.chunks if c.page_number == src.page_number]
             if shown:
                 state.retrieved.extend(c for c in shown if c not in state.retrieved)
-                out["shown"] = passage(state.material, shown[0])
+                out["shown"] = _handled(state, passage(state.material, shown[0]), shown[0])
         return out
 
     @staticmethod
@@ -138,16 +138,28 @@ class ExtractiveWriter:
                 first = passage(material, view.sources[0])
                 out.update(kind="slide", uuid=view.sources[0].uuid, filler=first.get("filler", False),
                            text="\n".join(str(passage(material, s)["text"]) for s in view.sources))
+                _handled(state, out, *view.sources)
             return out
         window = segments_around(um, view.second)
         state.retrieved.extend(window)
         out.update(kind="video", no_video=um.unit.video is None, uuid=window[0].uuid if window else None,
                    start=window[0].start if window else view.second, text=" ".join(s.text for s in window))
+        if state.registry is not None:  # a window of cues: each quoted cue is cited
+            out["cues"] = [{"cite": state.handle(s), "text": s.text} for s in window]
         shown = [c for c in um.chunks if c.page_number == view.page] if view.page is not None else []
         if shown:
             state.retrieved.extend(shown)
-            out["shown"] = passage(material, shown[0])
+            out["shown"] = _handled(state, passage(material, shown[0]), shown[0])
         return out
+
+
+def _handled(state: ToolState, item: dict[str, Any], *sources: LectureSource | FaqSource) -> dict[str, Any]:
+    """``item`` with ``cite``: the handles of ``sources`` (the chunks of one page share one), when the turn
+    cites inline; the extractive writer puts it behind what it quotes of them."""
+    handles = [h for h in dict.fromkeys(state.handle(s) for s in sources) if h is not None]
+    if handles:
+        item["cite"] = "".join(handles)
+    return item
 
 
 class ToolCallingWriter:
