@@ -465,8 +465,10 @@ def _response(config: ModelConfig, resp: Any, messages: list[dict[str, Any]]) ->
         ct, est = estimate_tokens(content), True
     cost = (pt * config.cost_input_per_million + ct * config.cost_output_per_million) / 1e6
     model = getattr(resp, "model", None)
+    finish = getattr(choices[0], "finish_reason", None)
     return LlmResponse(content, Usage(pt, ct, cost, est), config.id,
-                       model if isinstance(model, str) and model else config.model, tuple(calls))
+                       model if isinstance(model, str) and model else config.model, tuple(calls),
+                       finish if isinstance(finish, str) and finish else None)
 
 
 def reply_text(content: object) -> str | None:
