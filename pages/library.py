@@ -17,7 +17,7 @@ from citation_core.errors import CitationStudioError
 from citation_core.material.deck import load_deck
 from citation_core.material.library import UnitMaterial, decks_to_read
 from citation_core.material.ocr import ocr_unavailable
-from citation_core.material.upload_messages import transcript_message, upload_message
+from citation_core.material.upload_messages import removal_question, transcript_message, upload_message
 from citation_core.material.uploads import (
     MAX_NAME_CHARS,
     TRANSCRIPT_SUFFIXES,
@@ -223,9 +223,13 @@ def missing_deck(transcript: bool, faqs: bool) -> str:
 
 
 def transcript_form(um: UnitMaterial, course_id: int) -> None:
-    """Add, replace or remove the unit's transcript on its own; the deck stays as it is."""
+    """Add, replace or remove the unit's transcript on its own; the deck stays as it is. Removing asks first: a
+    misclick on "Remove transcript" only asks, and "Keep it" leaves everything as it was."""
     u, has = um.unit, um.transcript is not None
     generation = ss.setdefault("transcript_generation", 0)  # a new generation clears the chosen file
+    asked = f"tr_remove_asked_{u.id}"  # "Remove transcript" was pressed: the question shows until answered
+    if not has:
+        ss.pop(asked, None)
     limit = settings.max_upload_mb
     with st.expander("Replace or remove the transcript" if has else "Add a transcript"):
         chosen = st.file_uploader("Transcript (WebVTT or SubRip)", type=None, key=f"tr_file_{u.id}_{generation}",
@@ -234,10 +238,19 @@ def transcript_form(um: UnitMaterial, course_id: int) -> None:
         cols = st.columns(2 if has else 1)
         go = cols[0].button("Replace transcript" if has else "Add transcript", key=f"tr_go_{u.id}",
                             type="primary", disabled=chosen is None)
-        remove = has and cols[1].button("Remove transcript", key=f"tr_remove_{u.id}",
-                                        help="The deck stays; only the transcript is removed.")
+        if has:
+            cols[1].button("Remove transcript", key=f"tr_remove_{u.id}", on_click=ss.__setitem__, args=(asked, True),
+                           help="Asks first. The deck stays; only the transcript is removed.")
+        remove = False
+        if has and ss.get(asked) and um.transcript is not None:
+            st.warning(md_escape(removal_question(u.id, u.name, um.transcript.path.name)),
+                       icon=":material/delete:")
+            yes, keep = st.columns(2)
+            remove = yes.button("Yes, remove it", key=f"tr_remove_yes_{u.id}", type="primary")
+            keep.button("Keep it", key=f"tr_remove_no_{u.id}", on_click=ss.pop, args=(asked, None))
         if not (go or remove):
             return
+        ss.pop(asked, None)  # answered (or a replacement chosen instead): asked again next time
         try:
             if chosen is not None and go:
                 res = set_transcript(settings.library_dir, u.id, Upload(chosen.name, chosen.getvalue()),

@@ -10,6 +10,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from citation_core import config_fields as fields
 from citation_core.errors import ConfigError
 from citation_core.llm.config import CONFIG_DIR_ENV, config_dir
 from citation_core.lms.store import CONNECT_TIMEOUT
@@ -18,6 +19,7 @@ from citation_core.yaml_file import read_yaml
 
 DB_ENV = "CITATION_STUDIO_DB"
 LIBRARY_ENV = "CITATION_STUDIO_LIBRARY"
+FILE = "application.yml"
 
 
 @dataclass(frozen=True)
@@ -34,23 +36,24 @@ def load_settings() -> Settings:
     base = Path(configured) if configured else Path.cwd()
     raw = read_yaml(config_dir().joinpath("application.yml"), ConfigError)
     app = raw if isinstance(raw, dict) else {}
-    storage = app.get("storage") or {}
-    material = app.get("material") or {}
-    if not isinstance(storage, dict) or not isinstance(material, dict):
-        raise ConfigError("application.yml: storage and material must be mappings")
-    try:
-        max_mb = int(material.get("max_upload_mb", 50))
-    except (TypeError, ValueError):
-        raise ConfigError("application.yml: material.max_upload_mb: expected a whole number") from None
+    storage = fields.settings(app.get("storage"), f"{FILE}: storage")
+    material = fields.settings(app.get("material"), f"{FILE}: material")
+    max_mb = fields.whole(material.get("max_upload_mb", 50), f"{FILE}: material.max_upload_mb",
+                          "a whole number of megabytes > 0", least=1)
 
-    def path(value: object) -> Path:
-        p = Path(str(value))
+    def path(value: object, where: str) -> Path:
+        p = Path(fields.text(value, where, "a folder"))
         return p if p.is_absolute() else base / p
 
+    dirs = material.get("course_dirs", ["sample_decks"]) or []
+    if not isinstance(dirs, list):
+        raise ConfigError(f"{FILE}: material.course_dirs: expected a list of folders, not {fields.shown(dirs)}")
+    library = os.environ.get(LIBRARY_ENV)
     return Settings(
         database=_database(storage, base),
-        course_dirs=tuple(path(d) for d in material.get("course_dirs", ["sample_decks"]) or []),
-        library_dir=path(os.environ.get(LIBRARY_ENV) or material.get("library_dir", "data/library")),
+        course_dirs=tuple(path(d, f"{FILE}: material.course_dirs[{i}]") for i, d in enumerate(dirs)),
+        library_dir=path(library, LIBRARY_ENV) if library else path(material.get("library_dir", "data/library"),
+                                                                     f"{FILE}: material.library_dir"),
         max_upload_mb=max_mb,
         connect_timeout=_connect_timeout(storage),
     )

@@ -5,12 +5,26 @@ from __future__ import annotations
 import re
 
 _SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+# Where Streamlit's renderer would link a bare address: "http://", "https://" and "www." at the start of a word,
+# and the "@" of an e-mail address. Its GitHub autolinks are found in the text after escapes are read, so
+# escaping cannot stop them; the first letters (or the "@") in a span of their own do, as the renderer looks
+# for an address within one run of text.
+_LINK_START = re.compile(r"(?<![^\W_])(?:https?(?=://)|www(?=\.))|(?<=[\w.+-])@(?=[\w-]+\.[\w-])", re.I)
+_OWN_SPAN = ":color[{}]{{}}"  # Streamlit's colour directive without a colour: a plain <span>, nothing shown
 
 
 def md_escape(text: object) -> str:
     """Backslash-escape every Markdown-active character so the text shows literally (no links, images,
-    emphasis, HTML or directives such as ``:red[...]``)."""
-    return _SPECIAL.sub(r"\\\1", str(text))
+    emphasis, HTML or directives such as ``:red[...]``). A bare web or e-mail address stays text too: the start
+    of each goes into a span of its own, which the reader neither sees nor copies."""
+    raw = str(text)
+    out: list[str] = []
+    pos = 0
+    for m in _LINK_START.finditer(raw):
+        out += [_SPECIAL.sub(r"\\\1", raw[pos:m.start()]), _OWN_SPAN.format(m.group())]
+        pos = m.end()
+    out.append(_SPECIAL.sub(r"\\\1", raw[pos:]))
+    return "".join(out)
 
 
 def internal_error(exc: BaseException, what: str) -> str:

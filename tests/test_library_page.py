@@ -244,6 +244,7 @@ def test_a_units_transcript_is_added_replaced_and_removed_in_its_tab_and_ask_ope
     assert (library / "transcripts" / "9001_hash_tables.vtt").read_bytes() == german
 
     at.button(key="tr_remove_9001").click().run()
+    at.button(key="tr_remove_yes_9001").click().run()  # asked first, then removed
     assert not at.exception, at.exception
     assert alerts(at) == ["Transcript 9001_hash_tables.vtt removed from unit 9001 “hash tables”; the deck stays. "
                           "Answers stored earlier can no longer open the transcript they cite."]
@@ -251,6 +252,35 @@ def test_a_units_transcript_is_added_replaced_and_removed_in_its_tab_and_ask_ope
     assert unit.transcript is None and unit.deck is not None and unit.deck.read_bytes() == deck
     assert not [b for b in at.button if b.key == "tr_remove_9001"]
     assert ask_page(at) == (900, 9001, ["Slides"])
+
+
+def test_removing_a_transcript_asks_first_and_a_misclick_keeps_it(library: Path) -> None:
+    at = open_library()
+    at.file_uploader(key="tr_file_9001_0").upload("lecture3.vtt", TALK, "text/vtt").run()
+    at.button(key="tr_go_9001").click().run()
+    stored = library / "transcripts" / "9001_hash_tables.vtt"
+    assert stored.read_bytes() == TALK
+    versions = load_course(library).unit(9001).versions
+
+    at.button(key="tr_remove_9001").click().run()  # a misclick: nothing is removed yet, the page asks
+    assert not at.exception, at.exception
+    assert stored.read_bytes() == TALK and load_course(library).unit(9001).versions == versions
+    assert alerts(at) == ["Remove the transcript 9001_hash_tables.vtt from unit 9001 “hash tables”? The deck stays; "
+                          "answers stored earlier can no longer open the transcript they cite."]
+    assert at.button(key="tr_remove_yes_9001").label == "Yes, remove it"
+    at.button(key="tr_remove_no_9001").click().run()  # "Keep it"
+    assert not at.exception, at.exception
+    assert alerts(at) == [] and not [b for b in at.button if b.key == "tr_remove_yes_9001"]
+    assert stored.read_bytes() == TALK and load_course(library).unit(9001).versions == versions
+
+    at.button(key="tr_remove_9001").click().run()  # asked again, and confirmed
+    at.button(key="tr_remove_yes_9001").click().run()
+    assert not at.exception, at.exception
+    assert not stored.exists() and load_course(library).unit(9001).transcript is None
+    assert alerts(at) == ["Transcript 9001_hash_tables.vtt removed from unit 9001 “hash tables”; the deck stays. "
+                          "Answers stored earlier can no longer open the transcript they cite."]
+    at.run()  # the question does not come back
+    assert not [b for b in at.button if b.key in ("tr_remove_9001", "tr_remove_yes_9001")]
 
 
 def test_a_bad_transcript_is_one_error_in_the_units_tab_and_changes_nothing(library: Path) -> None:

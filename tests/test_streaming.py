@@ -130,6 +130,45 @@ def test_a_cut_before_any_word_is_a_failed_writer() -> None:
         raise AssertionError("a stream cut before its first word must fail the writer")
 
 
+LENGTH_CUT = "the answer was cut by the model's length limit"
+
+
+def test_a_reply_that_stopped_at_the_models_length_limit_is_kept_cited_and_reported_as_cut() -> None:
+    """finish_reason "length": the model ran out of output tokens. What it wrote is the answer, cited as it
+    is, and the turn says that it was cut, whether the reply streamed or came whole."""
+    written = ANSWER[: ANSWER.index("```")].rstrip()  # the answer as far as the model got
+
+    def handler(body: dict[str, Any]) -> Reply:
+        return Reply(content=written, finish_reason="length") if is_writer(body) else citing(body)
+
+    streamed, pieces, _ = ask(handler)
+    assert "".join(p for _, p in pieces) == written == streamed.writer_answer
+    with LocalChatServer(handler) as srv:  # no on_delta: the reply comes whole
+        whole = ChatPipeline(openai_config(srv.base_url), load_material(SAMPLES))(
+            "How does merge sort work?", ViewPosition(101, page=6))
+    for result in (streamed, whole):
+        assert strip_markers(result.answer) == written and result.citations  # kept and cited, never altered
+        (cut,) = [f for f in result.failures if f.kind == "writer"]
+        assert LENGTH_CUT in cut.message and "\n" not in cut.message
+        assert cut in result.traces["chat"].failures
+
+
+def test_ask_says_on_stderr_that_the_model_stopped_at_its_length_limit(tmp_path: Path) -> None:
+    written = ANSWER[: ANSWER.index("```")].rstrip()
+
+    def handler(body: dict[str, Any]) -> Reply:
+        return Reply(content=written, finish_reason="length") if is_writer(body) else citing(body)
+
+    with LocalChatServer(handler) as srv:
+        streamed = run_ask(srv.base_url, tmp_path, "--stream")
+        redirected = run_ask(srv.base_url, tmp_path)
+    for run in (streamed, redirected):
+        assert run.returncode == 0, run.stderr
+        assert strip_markers(run.stdout).strip().endswith(written)
+        (said,) = [line for line in run.stderr.splitlines() if LENGTH_CUT in line]
+        assert said.startswith("citation-studio: model local: ")
+
+
 def run_ask(base_url: str, tmp_path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     """``citation-studio ask`` as a process of its own (its stdout a pipe), every role on ``base_url``."""
     cfg = tmp_path / "config"

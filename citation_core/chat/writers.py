@@ -189,9 +189,15 @@ class ToolCallingWriter:
             except StreamCutError as exc:
                 if not exc.partial.strip():
                     raise
-                # the answer is what arrived (up to the limit): cited as it is, the cut reported with the result
-                turn.trace.info["cut"] = str(exc)
-                return capped(exc.partial, turn.trace)
+                return _cut(exc.partial, str(exc), turn.trace)
+            if resp.cut_by_length:  # the model ran out of output tokens: what it wrote is a cut answer
+                if not resp.content.strip():
+                    raise ModelCallError(f"model {resp.model_id}: the model stopped at its length limit "
+                                         "(finish_reason “length”) before it wrote any answer")
+                if forward is not None and not streamed:
+                    forward(resp.content)
+                return _cut(resp.content, f"model {resp.model_id}: {LENGTH_CUT} (finish_reason “length”); the "
+                            f"{len(resp.content):,} characters it wrote are kept", turn.trace)
             if not resp.tool_calls:
                 answer = capped(resp.content, turn.trace)
                 if forward is not None and not streamed and answer:
@@ -204,6 +210,17 @@ class ToolCallingWriter:
                 history.append({"role": "tool", "tool_call_id": call.id, "content": turn.state.run(call.name,
                                                                                                    call.arguments)})
         raise WriterError("answer writer: no answer after the tool rounds")
+
+
+LENGTH_CUT = "the answer was cut by the model's length limit"
+
+
+def _cut(text: str, why: str, trace: Trace) -> str:
+    """A writer's reply that ended before its end (a stream cut short, the model's length limit): the answer
+    is what arrived (up to ``MAX_ANSWER_CHARS``), cited as it is, and the cut is noted in ``trace`` (the turn
+    reports it as a ``writer`` failure)."""
+    trace.info["cut"] = why
+    return capped(text, trace)
 
 
 def capped(answer: str, trace: Trace, what: str = "the answer") -> str:

@@ -57,6 +57,14 @@ class LlmResponse:
     model_id: str
     model_name: str
     tool_calls: tuple[ToolCall, ...] = ()
+    # Why the model stopped, as the server said: "stop", "tool_calls", or "length" (its output token limit:
+    # the text ends where the limit cut it). None: not said (the offline model, a server that leaves it out).
+    finish_reason: str | None = None
+
+    @property
+    def cut_by_length(self) -> bool:
+        """Whether the model stopped at its length limit, before its reply was complete."""
+        return self.finish_reason == "length"
 
 
 class ChatModel(Protocol):

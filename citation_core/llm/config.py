@@ -9,6 +9,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, Literal
 
+from .. import config_fields as fields
 from ..errors import ConfigError
 from ..yaml_file import read_yaml
 
@@ -125,21 +126,22 @@ def _model(path: Traversable, i: int, raw: Any) -> ModelConfig:
     cost = raw.get("cost_per_million", {}) or {}
     if not isinstance(cost, dict):
         raise ConfigError(f"{where}.cost_per_million: expected a mapping with input and output")
-    try:
-        return ModelConfig(
-            id=raw["id"],
-            type=raw["type"],
-            model=raw["model"],
-            base_url=raw.get("base_url"),
-            api_key_env=raw.get("api_key_env"),
-            temperature=None if raw.get("temperature") is None else float(raw["temperature"]),
-            cost_input_per_million=float(cost.get("input", 0.0)),
-            cost_output_per_million=float(cost.get("output", 0.0)),
-            timeout=float(raw.get("timeout", 60.0)),
-            max_retries=int(raw.get("max_retries", 2)),
-        )
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"{where}: a numeric field is not a number ({exc})") from None
+    temperature = raw.get("temperature")
+    return ModelConfig(
+        id=raw["id"],
+        type=raw["type"],
+        model=raw["model"],
+        base_url=fields.optional_text(raw.get("base_url"), f"{where}.base_url", "a URL (a string)"),
+        api_key_env=fields.optional_text(raw.get("api_key_env"), f"{where}.api_key_env",
+                                         "the name of an environment variable"),
+        temperature=None if temperature is None else fields.number(temperature, f"{where}.temperature"),
+        cost_input_per_million=fields.number(cost.get("input", 0.0), f"{where}.cost_per_million.input",
+                                             "a number ≥ 0", least=0),
+        cost_output_per_million=fields.number(cost.get("output", 0.0), f"{where}.cost_per_million.output",
+                                              "a number ≥ 0", least=0),
+        timeout=fields.number(raw.get("timeout", 60.0), f"{where}.timeout", "seconds > 0", above=0),
+        max_retries=fields.whole(raw.get("max_retries", 2), f"{where}.max_retries", "a whole number ≥ 0", least=0),
+    )
 
 
 OVERRIDE_ENV = "CITATION_STUDIO_LLM"
@@ -214,7 +216,7 @@ def load_config(directory: Traversable, override: str | None = None) -> LlmConfi
             raise ConfigError(f"{OVERRIDE_ENV}={override}: no model with that id in {llm_path.name}")
         llm_cfg = {p: {v: dict.fromkeys(roles, override) for v, roles in vs.items()} for p, vs in llm_cfg.items()}
 
-    citation = app.get("citation", {}) or {}
+    citation = fields.settings(app.get("citation"), f"{app_path.name}: citation")
     strategy = citation.get("keyword_strategy", "batched")
     if strategy not in ("sequential", "batched"):
         raise ConfigError(

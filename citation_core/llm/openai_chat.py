@@ -19,10 +19,12 @@ import openai
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from ..errors import ModelCallError, StreamCutError
+from ..lms.credentials import masked_url
 from ..lms.storable import storable_value
 from .base import LlmRequest, LlmResponse, ToolCall, Usage, estimate_tokens
 from .config import ModelConfig
 from .json_prefix import close_cut_json
+from .server_errors import server_said
 from .sse import EventStreamDecoder, EventTooLong
 from .stream_reply import ReplyError, StreamedReply, one_line, server_message
 
@@ -166,7 +168,7 @@ async def _complete_streamed(client: openai.AsyncOpenAI, config: ModelConfig, re
         if type(exc).__module__.split(".")[0] not in {"httpx", "httpx2", "httpcore", "h11", "anyio"}:
             raise
         said = ("timed out while the reply was read" if "Timeout" in type(exc).__name__
-                else f"the connection to {config.base_url} closed before the reply was complete")
+                else f"the connection to {_shown_url(config)} closed before the reply was complete")
         raise _kept(ModelCallError(f"model {config.id}: {said}"), reply.text) from exc
     return _response(config, resp, body["messages"])
 
@@ -358,8 +360,17 @@ def _client_key(config: ModelConfig) -> tuple[str | None, str, float, int]:
 
 
 def _api_key(config: ModelConfig) -> str:
-    key = os.environ.get(config.api_key_env, "") if config.api_key_env else ""
-    return key or "not-needed"  # local servers (Ollama, vLLM, LM Studio) accept any key; the SDK insists on one
+    return _own_key(config) or "not-needed"  # local servers (Ollama, vLLM, LM Studio) accept any key; the SDK insists
+
+
+def _own_key(config: ModelConfig) -> str:
+    """The API key from the model's environment variable; "" when it has none."""
+    return os.environ.get(config.api_key_env, "") if config.api_key_env else ""
+
+
+def _shown_url(config: ModelConfig) -> str:
+    """The server's URL as a message shows it: a password or secret parameter in it masked."""
+    return masked_url(config.base_url or "")
 
 
 _PATH = "/chat/completions"
@@ -410,12 +421,15 @@ def _call_error(config: ModelConfig, exc: Exception, timeout: float) -> ModelCal
     if isinstance(exc, openai.APITimeoutError):
         return ModelCallError(f"model {config.id}: timed out after {timeout:g} s")
     if isinstance(exc, openai.APIStatusError):
-        return ModelCallError(f"model {config.id}: HTTP {exc.status_code} from {config.base_url}")
+        said = server_said(exc.body, exc.status_code, exc.response.headers.get("content-type", ""),
+                           [_own_key(config)])
+        return ModelCallError(f"model {config.id}: HTTP {exc.status_code} from {_shown_url(config)}"
+                              + (f": the server said “{said}”" if said else ""))
     if isinstance(exc, openai.APIConnectionError):
         if _cut_short(exc):
-            return ModelCallError(f"model {config.id}: the connection to {config.base_url} closed before the "
+            return ModelCallError(f"model {config.id}: the connection to {_shown_url(config)} closed before the "
                                   "reply was complete")
-        return ModelCallError(f"model {config.id}: cannot connect to {config.base_url}")
+        return ModelCallError(f"model {config.id}: cannot connect to {_shown_url(config)}")
     return ModelCallError(f"model {config.id}: {type(exc).__name__}: {exc}")
 
 
@@ -465,8 +479,10 @@ def _response(config: ModelConfig, resp: Any, messages: list[dict[str, Any]]) ->
         ct, est = estimate_tokens(content), True
     cost = (pt * config.cost_input_per_million + ct * config.cost_output_per_million) / 1e6
     model = getattr(resp, "model", None)
+    finish = getattr(choices[0], "finish_reason", None)
     return LlmResponse(content, Usage(pt, ct, cost, est), config.id,
-                       model if isinstance(model, str) and model else config.model, tuple(calls))
+                       model if isinstance(model, str) and model else config.model, tuple(calls),
+                       finish if isinstance(finish, str) and finish else None)
 
 
 def reply_text(content: object) -> str | None:

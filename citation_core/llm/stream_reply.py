@@ -82,6 +82,7 @@ class StreamedReply:
     text: list[str] = field(default_factory=list)
     length: int = 0
     finished: bool = False  # a choice had its finish_reason
+    finish_reason: str | None = None  # the last one given ("stop", "length", "tool_calls")
     done: bool = False  # the stream's [DONE] arrived
     capped: bool = False  # text reached max_chars: the rest is not read
     model: str | None = None
@@ -143,7 +144,7 @@ class StreamedReply:
             for k, piece in enumerate(pieces):
                 self._tool_call(piece, f"{where}.delta.tool_calls[{k}]")
         if finish:
-            self.finished = True
+            self.finished, self.finish_reason = True, finish
 
     def add_text(self, piece: str) -> None:
         """``piece`` of the reply's text, as far as ``max_chars`` leaves room (then ``capped``)."""
@@ -193,7 +194,8 @@ class StreamedReply:
     def completion(self) -> SimpleNamespace:
         """The reply in the shape of a chat completion (``openai_chat._response`` reads it)."""
         message = SimpleNamespace(content="".join(self.text), tool_calls=self.tool_calls())
-        return SimpleNamespace(choices=[SimpleNamespace(message=message)], usage=self.usage, model=self.model)
+        choice = SimpleNamespace(message=message, finish_reason=self.finish_reason)
+        return SimpleNamespace(choices=[choice], usage=self.usage, model=self.model)
 
 
 def _object(value: object, where: str) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""What a change to the library did, in words: one message per upload, per transcript added, replaced or removed.
+"""What a change to the library did, in words: one message per upload, per transcript added, replaced or removed,
+and the question asked before a transcript is removed.
 
 Messages are plain text (names as they were uploaded); whoever shows them as Markdown escapes them.
 """
@@ -49,8 +50,16 @@ def transcript_message(res: TranscriptResult) -> str:
     if change.action == "unchanged":
         return (f"Transcript {change.name} is the same file as the transcript of {unit}: nothing changed "
                 f"({_read(change)}).")
-    return (f"Transcript {change.name} removed from {unit}; the deck stays. Answers stored earlier can no longer "
-            f"open the transcript they cite.")
+    return (f"Transcript {change.name} removed from {unit}; the deck stays. {_CANNOT_OPEN}")
+
+
+_CANNOT_OPEN = "Answers stored earlier can no longer open the transcript they cite."
+
+
+def removal_question(unit_id: int, unit_name: str, transcript_name: str) -> str:
+    """What is asked before a unit's transcript is removed (it cannot be undone)."""
+    return (f"Remove the transcript {transcript_name} from unit {unit_id} “{unit_name}”? The deck stays; "
+            f"{_CANNOT_OPEN[0].lower()}{_CANNOT_OPEN[1:]}")
 
 
 def _read(change: TranscriptChange) -> str:

@@ -9,7 +9,10 @@ The model's output is never trusted as text. Validation has three steps:
   changed one is aligned word by word after its common head and tail (``word_align``: linear in the
   answer's length however many words changed); a marker survives only where the word before it and its
   sentence still match the answer. A reply far longer than the answer is not aligned at all.
-- ``protect``: nothing is inserted inside code, inside a marker already in the answer, or inside a word.
+- ``protect``: nothing is inserted inside code, inside a marker already in the answer, or inside a word. A
+  marker inside a fenced code block, or on one of its fence lines (where it would break the fence), goes
+  behind the prose that introduces the block ("Git marks the conflict:"), as in the places mode; one for a
+  block that no prose comes before is left out and counted.
 
 Then one chip per claim (``one_chip_per_run``): a run of list items that all cite the same sources (a
 list quoting one slide) is cited once, behind its last item, and that chip stands for the whole run
@@ -31,11 +34,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..contract.patterns import ANY_MARKER_RE, CLIENT_RE, IRIS_RE, insert_at
+from ..text.fences import fenced_blocks, prose_regions
 from .word_align import match_words
 
 _WS = re.compile(r"\s+")
 _WORD = re.compile(r"\S+")
-_CODE = re.compile(r"^[ \t]*```.*?(?:^[ \t]*```[^\n]*$|\Z)|(`+)(?!`).+?(?<!`)\1(?!`)", re.S | re.M)
+_CODE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.S)
 # Anything a model may have meant as a marker: "[" or "［", "cite" in any case, then up to the bracket.
 _MARKER_LIKE = re.compile(r"[\[［]\s*cite\s*[:：][^\[\]［］\n]{0,400}[\]］]", re.I)
 _SENTENCE_END = re.compile(r"[.!?。！？]\s|\n\s*\n")
@@ -71,7 +75,7 @@ class Placement:
     wrong_types: tuple[str, ...] = ()  # values that are no list of ids, ids that are no whole numbers
     repeated: tuple[str, ...] = ()  # a sentence or an id named again
     fenced_reply: bool = False  # the JSON came wrapped in a Markdown code fence
-    no_place: tuple[int, ...] = ()  # seqs cited for a code block that no sentence introduces
+    no_place: tuple[int, ...] = ()  # seqs cited for (or placed inside) a code block that no sentence introduces
 
     @property
     def used_seqs(self) -> tuple[int, ...]:
@@ -102,13 +106,35 @@ class Placement:
 
 
 class _Protected:
-    """Markers already in the answer and code (spans, fenced blocks): nothing is inserted inside them. Each
-    kind is found once and kept apart: the spans of one kind never overlap, so the one holding an offset is
-    a binary search away."""
+    """Markers already in the answer and code (fenced blocks, code spans outside them): nothing is inserted
+    inside them. Each kind is found once and kept apart: the spans of one kind never overlap, so the one
+    holding an offset is a binary search away."""
 
     def __init__(self, text: str) -> None:
-        self.kinds = [[m.span() for m in pattern.finditer(text)] for pattern in (ANY_MARKER_RE, _CODE)]
+        self.text = text
+        self.blocks = fenced_blocks(text)
+        self.block_starts = [a for a, _ in self.blocks]
+        spans = [m.span() for a, b in prose_regions(text) for m in _CODE_SPAN.finditer(text, a, b)]
+        self.kinds = [[m.span() for m in ANY_MARKER_RE.finditer(text)], list(self.blocks), spans]
         self.starts = [[a for a, _ in spans] for spans in self.kinds]
+
+    def block_at(self, off: int) -> tuple[int, int] | None:
+        """The fenced block whose lines hold ``off``, its ends included: a marker there would stand inside the
+        code or on a fence's own line, which then no longer opens or closes the block."""
+        k = bisect.bisect_right(self.block_starts, off) - 1
+        return self.blocks[k] if k >= 0 and off <= self.blocks[k][1] else None
+
+    def introduction(self, block_start: int) -> int | None:
+        """Where the prose before the fenced block at ``block_start`` ends (blocks right before it passed
+        over): a citation of the code stands there. None when no prose comes before the block."""
+        end = block_start
+        while True:
+            while end > 0 and self.text[end - 1].isspace():
+                end -= 1
+            block = self.block_at(end) if end else None
+            if block is None:
+                return end or None
+            end = block[0]
 
     def end_around(self, off: int) -> int:
         """The end of the protected span that holds ``off`` strictly inside it (of two, the one that starts
@@ -288,18 +314,35 @@ def _word_end(text: str, offset: int) -> int:
     return offset
 
 
-def protect(answer: str, mapped: tuple[tuple[int, int], ...]) -> tuple[tuple[Insertion, ...], tuple[int, ...],
-                                                                      tuple[int, ...]]:
-    """Move insertions out of markers, code and words; drop repeats. Returns (insertions, seqs moved out of
-    code or markers, seqs moved out of words)."""
+@dataclass(frozen=True)
+class Protected:
+    """Insertions moved out of markers, code and words, and what had to move or go."""
+
+    insertions: tuple[Insertion, ...]
+    moved: tuple[int, ...]  # seqs moved out of code or markers
+    out_of_words: tuple[int, ...]  # seqs moved out of words
+    no_place: tuple[int, ...]  # seqs in a fenced block that no prose introduces: left out
+
+
+def protect(answer: str, mapped: tuple[tuple[int, int], ...]) -> Protected:
+    """Move insertions out of markers, code and words (a fenced block's go behind the prose introducing it);
+    drop repeats."""
     protected = _Protected(answer)
     moved: list[int] = []
     out_of_words: list[int] = []
+    no_place: list[int] = []
     insertions: list[Insertion] = []
     seen: set[tuple[int, int]] = set()
     for off, seq in mapped:
+        block = protected.block_at(off)
+        if block is not None:
+            intro = protected.introduction(block[0])
+            if intro is None:
+                no_place.append(seq)
+                continue
+            off = intro
         safe = protected.end_around(off)
-        if safe != off:
+        if safe != off or block is not None:
             moved.append(seq)
         word_end = _word_end(answer, safe)
         if word_end != safe:
@@ -309,18 +352,18 @@ def protect(answer: str, mapped: tuple[tuple[int, int], ...]) -> tuple[tuple[Ins
             seen.add((safe, seq))
             insertions.append(Insertion(safe, seq))
     insertions.sort(key=lambda ins: ins.offset)  # stable: same offset keeps the model's order
-    return tuple(insertions), tuple(moved), tuple(out_of_words)
+    return Protected(tuple(insertions), tuple(moved), tuple(out_of_words), tuple(no_place))
 
 
 def validate_placement(answer: str, output: str, allowed: Mapping[str, int]) -> Placement:
     """Turn the model output into insertions on ``answer`` (``allowed`` maps marker id -> seq)."""
     stripped = strip(answer, output, allowed)
     aligned = align(answer, stripped)
-    insertions, moved, out_of_words = protect(answer, aligned.mapped)
-    insertions, merged = one_chip_per_run(answer, insertions)
-    return Placement(insertions, stripped.removed, aligned.changed, aligned.reanchored, aligned.dropped, moved,
-                     out_of_words, stripped.final_form, stripped.malformed, empty_reply=not output.strip(),
-                     reply_too_long=aligned.too_long, merged=merged)
+    safe = protect(answer, aligned.mapped)
+    insertions, merged = one_chip_per_run(answer, safe.insertions)
+    return Placement(insertions, stripped.removed, aligned.changed, aligned.reanchored, aligned.dropped, safe.moved,
+                     safe.out_of_words, stripped.final_form, stripped.malformed, empty_reply=not output.strip(),
+                     reply_too_long=aligned.too_long, merged=merged, no_place=safe.no_place)
 
 
 _ITEM = re.compile(r"[ \t]{0,3}(?:[-*+•]|\d{1,9}[.)])(?:[ \t]+|$)")

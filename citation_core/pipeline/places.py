@@ -24,11 +24,10 @@ from typing import Any
 
 from ..contract.patterns import ANY_MARKER_RE
 from ..text import detect_language, sentences
+from ..text.fences import fenced_blocks
 from .placement import Placement, one_chip_per_run, protect
 from .serialize import SerializedSource
 
-# the fenced blocks ``text.sentences`` leaves out of the prose
-_CODE_BLOCK = re.compile(r"^[ \t]*```.*?(?:^[ \t]*```[^\n]*$|\Z)", re.S | re.M)
 _FENCED_REPLY = re.compile(r"\A(`{3,}|~{3,})[^\n]*\n(.*?)\n?[ \t]*\1[`~]*\Z", re.S)
 _NUMBER = re.compile(r"[1-9][0-9]{0,8}")
 SHOWN = 40  # characters of a left-out entry kept for the trace
@@ -49,7 +48,7 @@ class Unit:
 def number_units(answer: str) -> tuple[Unit, ...]:
     """The answer's sentences and fenced code blocks, numbered in order."""
     spans = [(s.start, s.end, False) for s in sentences(answer, detect_language(answer))]
-    spans += [(m.start(), m.end(), True) for m in _CODE_BLOCK.finditer(answer)]
+    spans += [(start, end, True) for start, end in fenced_blocks(answer)]  # the blocks ``sentences`` leaves out
     spans.sort()
     return tuple(Unit(i, start, end, code) for i, (start, end, code) in enumerate(spans, 1))
 
@@ -179,9 +178,9 @@ def placement(answer: str, units: Sequence[Unit], reply: PlacesReply) -> Placeme
             no_place += seqs
             continue
         mapped += [(offset, seq) for seq in seqs]
-    insertions, moved, out_of_words = protect(answer, tuple(mapped))
-    insertions, merged = one_chip_per_run(answer, insertions)
-    return Placement(insertions, removed_markers=reply.invented, moved_out_of_code=moved,
-                     moved_out_of_words=out_of_words, empty_reply=reply.empty, merged=merged,
+    safe = protect(answer, tuple(mapped))
+    insertions, merged = one_chip_per_run(answer, safe.insertions)
+    return Placement(insertions, removed_markers=reply.invented, moved_out_of_code=safe.moved,
+                     moved_out_of_words=safe.out_of_words, empty_reply=reply.empty, merged=merged,
                      unknown_units=reply.unknown_units, wrong_types=reply.wrong_types, repeated=reply.repeated,
-                     fenced_reply=reply.fenced, no_place=tuple(no_place))
+                     fenced_reply=reply.fenced, no_place=(*no_place, *safe.no_place))

@@ -113,6 +113,9 @@ class Reply:
     prompt_tokens: int | None = None  # default: about chars / 4 of the request messages
     completion_tokens: int | None = None  # default: about chars / 4 of content and tool calls
     tool_calls: list[dict[str, Any]] | None = None  # -> finish_reason "tool_calls"
+    # The choice's finish_reason; None: "tool_calls" with tool calls, else "stop". "length" is a model that
+    # stopped at its token limit (the content is what it wrote until then).
+    finish_reason: str | None = None
     headers: dict[str, str] | None = None  # extra response headers
     # Hostile servers: seconds between single bytes of the whole response, status line and headers
     # included (a reply that trickles in), and a body cut after this many bytes (the connection closes).
@@ -228,7 +231,7 @@ def _completion_body(body: Mapping[str, Any], reply: Reply) -> dict[str, Any]:
             {
                 "index": 0,
                 "message": message,
-                "finish_reason": "tool_calls" if tool_calls else "stop",
+                "finish_reason": reply.finish_reason or ("tool_calls" if tool_calls else "stop"),
                 "logprobs": None,
             }
         ],
@@ -327,7 +330,7 @@ def _stream_events(body: Mapping[str, Any], reply: Reply) -> list[_Event]:
             _Event(_sse(chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})), True)
             for piece in _argument_pieces(arguments)
         ]
-    events.append(_Event(_sse(chunk({}, "tool_calls" if tool_calls else "stop")), False))
+    events.append(_Event(_sse(chunk({}, reply.finish_reason or ("tool_calls" if tool_calls else "stop"))), False))
     if include_usage:
         usage = {**head, "choices": [], "usage": _usage(body, reply, tool_calls)}
         events.append(_Event(_sse(usage), False))

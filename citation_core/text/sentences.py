@@ -8,6 +8,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from .fences import prose_regions
 from .languages import _PYSBD, detect_language, lang_code, stop_words
 from .tokens import _MEMO
 
@@ -49,16 +50,6 @@ _ENDS_ABBREVIATION = re.compile(
     r"\.$", re.I)
 _MARKER = re.compile(r"\[cite:[^\[\]\n]{0,600}\]")
 _PYSBD_WINDOW = 1500
-
-
-def _prose_regions(text: str) -> list[tuple[int, int]]:
-    """Character ranges outside fenced code blocks."""
-    regions, pos = [], 0
-    for m in re.finditer(r"^[ \t]*```.*?(?:^[ \t]*```[^\n]*$|\Z)", text, re.S | re.M):
-        regions.append((pos, m.start()))
-        pos = m.end()
-    regions.append((pos, len(text)))
-    return [(a, b) for a, b in regions if b > a]
 
 
 def _windows(block: str) -> list[tuple[int, int]]:
@@ -152,7 +143,7 @@ def _sentence_tuple(text: str, lang: str | None) -> tuple[Sentence, ...]:
     masked = _MARKER.sub(lambda m: " " * len(m.group(0)), text)
     lang = lang_code(lang) if lang else detect_language(masked)
     out: list[Sentence] = []
-    for a, b in _prose_regions(masked):
+    for a, b in prose_regions(masked):
         region = masked[a:b]
         start = 0
         cuts = [m.start() for m in _BLOCK_BREAK.finditer(region)] + [len(region)]

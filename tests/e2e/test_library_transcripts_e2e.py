@@ -29,8 +29,10 @@ def unit_tab(page: Any) -> Any:
     return page.get_by_role("tabpanel").filter(visible=True)
 
 
-def change_transcript(page: Any, section: str, button: str, path: Path | None = None) -> str:
-    """In the open unit's tab: open ``section``, choose ``path`` (if any), press ``button``; the message."""
+def change_transcript(page: Any, section: str, button: str, path: Path | None = None, confirm: str | None = None,
+                      screenshot: Path | None = None) -> str:
+    """In the open unit's tab: open ``section``, choose ``path`` (if any), press ``button`` (and confirm it when
+    the page asks ``confirm``; the tab then shot to ``screenshot``); the message."""
     tab = unit_tab(page)
     tab.get_by_text(section).click()
     wait_idle(page)
@@ -41,6 +43,14 @@ def change_transcript(page: Any, section: str, button: str, path: Path | None = 
             has=page.locator(f"[data-testid=stFileChipName][title={name}]")).first)
         wait_idle(page)
     tab.get_by_role("button", name=button, exact=True).click()
+    if confirm is not None:  # a destructive change asks first
+        asked = tab.locator("[data-testid=stAlert]").filter(has_text=confirm)
+        asked.wait_for(timeout=30_000)
+        wait_idle(page)
+        if screenshot is not None:
+            tab.screenshot(path=str(screenshot))
+        tab.get_by_role("button", name="Yes, remove it", exact=True).click()
+        asked.wait_for(state="detached", timeout=60_000)
     said = unit_tab(page).locator("[data-testid=stAlert]")
     said.first.wait_for(timeout=60_000)
     wait_idle(page)
@@ -114,7 +124,9 @@ def test_a_transcript_is_added_replaced_and_removed_on_its_own_and_ask_follows(
 
     # removed: the deck stays, and Ask shows the slides only
     back_to_the_library(page)
-    assert change_transcript(page, "Replace or remove the transcript", "Remove transcript") == (
+    assert change_transcript(page, "Replace or remove the transcript", "Remove transcript",
+                             confirm="Remove the transcript 9001_hash_tables.vtt from unit 9001 “Hash Tables”?",
+                             screenshot=tmp_path / "remove_transcript_asked.png") == (
         "Transcript 9001_hash_tables.vtt removed from unit 9001 “Hash Tables”; the deck stays. Answers stored "
         "earlier can no longer open the transcript they cite.")
     assert unit_tab(page).get_by_text("Add a transcript").count() == 1

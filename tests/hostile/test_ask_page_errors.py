@@ -98,3 +98,25 @@ def test_an_answer_whose_stream_stopped_early_says_so_beside_it_and_in_its_trace
     shown = [e.value.replace("\\", "") for e in at.error]
     assert [e for e in shown if e.startswith("writer: model local: the reply stream ended without finish_reason")
             and e.endswith("→ the answer is the text before the cut, cited as it is")]
+
+
+def test_an_answer_that_stopped_at_the_models_length_limit_says_so_beside_it_and_in_its_trace(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The model ran out of output tokens (finish_reason "length"): the answer is kept and cited as far as it
+    came, and the page says that the model's length limit cut it, beside it and in the writer's trace."""
+    others = cooperative_handler()
+    written = "Merge sort splits the list into two halves and"
+    with LocalChatServer(lambda r: Reply(written, finish_reason="length") if r.task == "writer" else others(r)) as srv:
+        monkeypatch.setenv(CONFIG_DIR_ENV, str(config_dir(srv.base_url, tmp_path / "config")))
+        monkeypatch.setenv(OVERRIDE_ENV, "local")
+        at = AppTest.from_file(str(ROOT / "pages" / "ask.py"), default_timeout=60)
+        at.run()
+        at.text_area(key=W_QUESTION).input("How does merge sort split the list?")
+        next(b for b in at.button if b.label == "Ask").click().run()
+    assert not at.exception and not at.error, (at.exception, at.error)
+    (warning,) = [w.value.replace("\\", "") for w in at.warning if "cut short" in w.value]
+    assert warning.startswith("This answer was cut short and is cited as far as it came: model local: the answer "
+                              "was cut by the model's length limit")
+    at.segmented_control(key=W_ANSWER_VIEW).set_value("Trace").run()
+    shown = [e.value.replace("\\", "") for e in at.error]
+    assert [e for e in shown if e.startswith("writer: model local: the answer was cut by the model's length limit")]
