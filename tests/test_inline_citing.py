@@ -58,8 +58,9 @@ class Writer:
     """A model that looks up the open slide's topic and an FAQ, then streams ``script(handles)`` piece by
     piece; keywords and summaries are answered by ``enrich``."""
 
-    def __init__(self, script: Any, keyword: Any = None) -> None:
+    def __init__(self, script: Any, keyword: Any = None, preamble: str = "") -> None:
         self.script = script
+        self.preamble = preamble  # text streamed before the tool calls, in the same reply
         self.keyword = keyword or (lambda body: Reply(content="Merge sort"))
         self.system_prompt = ""
         self.results: list[dict[str, Any]] = []  # what the tools gave back, each with its handle
@@ -74,7 +75,7 @@ class Writer:
         self.system_prompt = body["messages"][0]["content"]
         results = tool_results(body)
         if not results:
-            return Reply(tool_calls=[
+            return Reply(content=self.preamble, tool_calls=[
                 {"id": "c1", "type": "function", "function": {"name": "lecture_retrieval", "arguments": json.dumps(
                     {"query": "Merging Two Sorted Subarrays MERGE copy of A while L.length"})}},
                 {"id": "c2", "type": "function", "function": {"name": "faq_retrieval", "arguments": json.dumps(
@@ -195,3 +196,27 @@ def test_ask_in_inline_mode_streams_the_text_without_handles_then_prints_the_cit
     assert cited.startswith(f"MERGE walks both halves once.{slide} Memory is needed.[cite:F:")
     assert strip_markers(cited).strip() == text
     assert redirected.returncode == 0 and redirected.stdout == cited
+
+
+PREAMBLE = "Let me look at the slides."
+
+
+def test_text_streamed_before_a_tool_call_stays_in_the_answer() -> None:
+    writer = Writer(lambda results: ["MERGE walks both halves once.", "[cite:1]"], preamble=PREAMBLE)
+    result, partials, deltas = run(writer)
+    slide = FinalMarker(PAGE6, "Merge sort", "It is about Merging.").format()
+    assert "".join(deltas) == PREAMBLE + "\n\nMERGE walks both halves once.[cite:1]"  # as the reader got it
+    assert result.writer_answer == PREAMBLE + "\n\nMERGE walks both halves once."
+    assert result.answer == PREAMBLE + f"\n\nMERGE walks both halves once.{slide}"
+    assert any(PREAMBLE in p for p in partials)
+    assert all(result.answer.startswith(p) for p in partials)  # what was shown is what is kept
+
+
+def test_ask_keeps_text_streamed_before_a_tool_call_in_the_cited_answer(tmp_path: Path) -> None:
+    writer = Writer(lambda results: ["MERGE walks both halves once.", "[cite:1]"], preamble=PREAMBLE)
+    with LocalChatServer(writer) as srv:
+        streamed = run_ask(srv.base_url, tmp_path, "--stream")
+    assert streamed.returncode == 0, streamed.stderr
+    text = PREAMBLE + "\n\nMERGE walks both halves once."
+    assert streamed.stdout.startswith(text + "\n\n")
+    assert streamed.stdout[len(text) + 2:].startswith(PREAMBLE + "\n\nMERGE walks both halves once.[cite:L:101:6:")

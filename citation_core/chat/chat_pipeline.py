@@ -129,7 +129,8 @@ class ChatPipeline:
         ``[cite:3]`` behind its sentences while it streams and no placement pass runs: ``on_partial`` gets
         the answer cited so far after every piece (no half-typed handle, no chip whose keyword and summary
         are still being made), ``on_delta`` the writer's raw pieces, ``on_draft`` the answer without
-        handles, and the result the answer with every handle expanded to its final marker."""
+        handles, and the result the answer with every handle expanded to its final marker. Text the writer
+        wrote before a tool call is part of the answer (a reader saw it stream), in both modes."""
         view = current_view(self.material, position)
         turns = tuple((str(q), strip_markers(str(a))) for q, a in history)
         writer_trace = Trace("chat", progress)
