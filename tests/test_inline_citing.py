@@ -198,6 +198,45 @@ def test_ask_in_inline_mode_streams_the_text_without_handles_then_prints_the_cit
     assert redirected.returncode == 0 and redirected.stdout == cited
 
 
+def subsequence(shorter: str, longer: str) -> bool:
+    """Whether ``longer`` holds every character of ``shorter`` in order (text only added, never taken away)."""
+    rest = iter(longer)
+    return all(ch in rest for ch in shorter)
+
+
+CODE_PIECES = ["Write `", "[cite:", "1]", "`", " behind a sentence.[cite:1]\n\n``", "`py\nx = '[cite:1]'\n",
+               "print(x)\n", "``", "`\nSo it reads.[ci", "te:1]"]
+CODE_TEXT = "".join(CODE_PIECES)
+
+
+def test_handles_written_as_code_stay_code_text_in_partials_the_answer_and_the_draft() -> None:
+    writer = Writer(lambda results: CODE_PIECES)
+    result, partials, deltas = run(writer)
+    slide = FinalMarker(PAGE6, "Merge sort", "It is about Merging.").format()
+    assert result.answer == (f"Write `[cite:1]` behind a sentence.{slide}\n\n```py\nx = '[cite:1]'\nprint(x)\n```\n"
+                             f"So it reads.{slide}")
+    assert result.writer_answer == ("Write `[cite:1]` behind a sentence.\n\n```py\nx = '[cite:1]'\nprint(x)\n```\n"
+                                    "So it reads.")
+    assert "".join(deltas) == CODE_TEXT
+    assert partials
+    shown = ""
+    for partial in partials:  # never a chip inside the code, nothing shown taken back
+        assert "`[cite:L" not in partial and "'[cite:L" not in partial
+        assert subsequence(shown, partial) and subsequence(partial, result.answer)
+        shown = partial
+    assert [a.citation["page"] for a in result.audits] == [6, 6]
+
+
+def test_ask_streams_handles_written_as_code_as_they_are(tmp_path: Path) -> None:
+    writer = Writer(lambda results: CODE_PIECES)
+    with LocalChatServer(writer) as srv:
+        streamed = run_ask(srv.base_url, tmp_path, "--stream")
+    assert streamed.returncode == 0, streamed.stderr
+    text = "Write `[cite:1]` behind a sentence.\n\n```py\nx = '[cite:1]'\nprint(x)\n```\nSo it reads."
+    assert streamed.stdout.startswith(text + "\n\n")
+    assert streamed.stdout[len(text) + 2:].startswith("Write `[cite:1]` behind a sentence.[cite:L:101:6:")
+
+
 PREAMBLE = "Let me look at the slides."
 
 

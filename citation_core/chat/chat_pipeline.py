@@ -18,7 +18,7 @@ from ..pipeline.evidence import Audit
 from ..pipeline.languages import choose_language
 from ..pipeline.model_calls import ModelFactory, RoleModel
 from ..pipeline.prompts import Prompts
-from ..pipeline.registry import CitationRegistry, uncited
+from ..pipeline.registry import CitationRegistry, UncitedStream, uncited
 from ..pipeline.trace import ProgressCallback
 from ..sources import FaqSource, LectureSource, Sources
 from ..text import detect_language, lang_code, sentences
@@ -129,8 +129,9 @@ class ChatPipeline:
         ``[cite:3]`` behind its sentences while it streams and no placement pass runs: ``on_partial`` gets
         the answer cited so far after every piece (no half-typed handle, no chip whose keyword and summary
         are still being made), ``on_delta`` the writer's raw pieces, ``on_draft`` the answer without
-        handles, and the result the answer with every handle expanded to its final marker. Text the writer
-        wrote before a tool call is part of the answer (a reader saw it stream), in both modes."""
+        handles, and the result the answer with every handle expanded to its final marker. A handle written as
+        code (a code span, a fenced block) is code text and stays as written. Text the writer wrote before a
+        tool call is part of the answer (a reader saw it stream), in both modes."""
         view = current_view(self.material, position)
         turns = tuple((str(q), strip_markers(str(a))) for q, a in history)
         writer_trace = Trace("chat", progress)
@@ -210,13 +211,14 @@ class ChatPipeline:
             prompt = self.prompts.render("writer", lang.writer_line, CourseName=self.material.course.name,
                                          Units=units, CurrentView=current, Question=question, Citing=INLINE_RULE)
             written: list[str] = []
-            tail = [""]  # the end of the text so far: a handle split across pieces is seen whole
+            # reads the text as it comes (a handle split across pieces whole, one written as code not at all)
+            # and starts each handle's enrichment as soon as it is read
+            reading = UncitedStream(on_handle=registry.begin)
             expanded_at = [-PARTIAL_EVERY]
 
             def piece(text: str) -> None:
                 written.append(text)
-                registry.notice(tail[0] + text)
-                tail[0] = (tail[0] + text)[-16:]
+                reading.feed(text)
                 if on_delta is not None:
                     on_delta(text)
                 # the answer so far is expanded at most every PARTIAL_EVERY seconds (and when a handle closes):
