@@ -259,3 +259,31 @@ def test_ask_keeps_text_streamed_before_a_tool_call_in_the_cited_answer(tmp_path
     text = PREAMBLE + "\n\nMERGE walks both halves once."
     assert streamed.stdout.startswith(text + "\n\n")
     assert streamed.stdout[len(text) + 2:].startswith(PREAMBLE + "\n\nMERGE walks both halves once.[cite:L:101:6:")
+
+
+def test_the_whole_text_shows_while_its_last_chip_is_finished_and_the_last_render_is_the_answer() -> None:
+    shown_whole = threading.Event()
+    text = "Merging walks both halves.[cite:1] It needs extra memory"
+
+    def summary_when_the_whole_text_showed(body: ChatRequest) -> Reply:
+        shown_whole.wait(10)
+        return Reply(content="It is about merging.")
+
+    class HeldSummary(Writer):
+        def __call__(self, body: ChatRequest) -> Reply:
+            return summary_when_the_whole_text_showed(body) if body.task == "summary" else super().__call__(body)
+
+    partials: list[str] = []
+
+    def partial(rendered: str) -> None:
+        partials.append(rendered)
+        if rendered == text.replace("[cite:1]", ""):  # all of it, its chip not made yet
+            shown_whole.set()
+
+    with LocalChatServer(HeldSummary(lambda results: ["Merging walks both halves.[cite:1]", " It needs",
+                                                      " extra memory"])) as srv:
+        chat = ChatPipeline(inline_config(srv.base_url), load_material(SAMPLES))
+        result = chat("How does merging work?", ViewPosition(101, page=6), on_partial=partial)
+    assert shown_whole.is_set()
+    assert partials[-1] == result.answer  # the chip joined the text it was shown with
+    assert result.answer.endswith("extra memory") and "It is about merging." in result.answer

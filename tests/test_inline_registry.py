@@ -220,3 +220,39 @@ def test_the_readable_stream_says_code_at_once_and_holds_only_a_handle_whose_cod
     assert stream.feed(", a `[cite:1]") == ", a `"
     assert stream.feed("\n\nNext") == "\n\nNext"  # the span never closed: it was a handle, left out
     assert stream.end() == ""
+
+
+def test_the_final_render_says_how_many_chips_it_is_still_finishing() -> None:
+    import queue
+
+    from citation_core.pipeline.trace import ProgressEvent, Trace
+
+    events: queue.Queue[ProgressEvent] = queue.Queue()
+    held = {"Merging": threading.Event(), "Rebasing": threading.Event()}
+
+    def summary(request: LlmRequest) -> str:
+        first = str(request.inputs["paragraph"]).split()[0]
+        held[first].wait(30)
+        return "Summary of " + first
+
+    model = ScriptedModel({"keyword": ["Merge commit", "Rebase"], "summary": summary})
+    done: list[str] = []
+    with CitationRegistry(RoleModel.of(model), Prompts.default(), language="en", deadline_seconds=30.0,
+                          trace=Trace("inline", events.put)) as reg:
+        reg.register(MERGE), reg.register(REBASE)
+        final = threading.Thread(target=lambda: done.append(reg.expand("A.[cite:1] B.[cite:2]", final=True)))
+        final.start()
+        try:
+            first = events.get(timeout=30)
+            assert (first.pass_name, first.phase, first.status, first.detail) == ("inline", "finish", "start", "2")
+            held["Merging"].set()
+            assert events.get(timeout=30).detail == "1"
+            held["Rebasing"].set()
+            last = events.get(timeout=30)
+            assert (last.phase, last.status) == ("finish", "done")
+        finally:
+            for hold in held.values():
+                hold.set()
+            final.join(30)
+    assert done and "Summary of Rebasing" in done[0]
+    assert events.empty()

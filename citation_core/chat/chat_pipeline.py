@@ -128,10 +128,11 @@ class ChatPipeline:
         With ``citation.mode: inline`` for ``variant`` and a model writer, the writer puts handles such as
         ``[cite:3]`` behind its sentences while it streams and no placement pass runs: ``on_partial`` gets
         the answer cited so far after every piece (no half-typed handle, no chip whose keyword and summary
-        are still being made), ``on_delta`` the writer's raw pieces, ``on_draft`` the answer without
-        handles, and the result the answer with every handle expanded to its final marker. A handle written as
-        code (a code span, a fenced block) is code text and stays as written. Text the writer wrote before a
-        tool call is part of the answer (a reader saw it stream), in both modes."""
+        are still being made), the whole text once it is written and again as each chip still being made is
+        done; ``on_delta`` the writer's raw pieces, ``on_draft`` the answer without handles, and the result
+        the answer with every handle expanded to its final marker. A handle written as code (a code span, a
+        fenced block) is code text and stays as written. Text the writer wrote before a tool call is part of
+        the answer (a reader saw it stream), in both modes."""
         view = current_view(self.material, position)
         turns = tuple((str(q), strip_markers(str(a))) for q, a in history)
         writer_trace = Trace("chat", progress)
@@ -230,6 +231,12 @@ class ChatPipeline:
 
             turn = WriterTurn(question, view, state, prompt, lang.language.code, writer_trace, turns, piece)
             raw = write(writer_for(writer_role), turn)
+            if on_partial is not None:  # the whole text now, then each chip still being made as it is done
+                def redraw() -> None:
+                    on_partial(registry.expand(raw, final=False))
+
+                redraw()
+                registry.finish(raw, on_change=redraw)
             draft = uncited(raw)
             if on_draft is not None:
                 on_draft(draft)

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
 from dataclasses import dataclass
 
@@ -191,6 +192,8 @@ class CitationRegistry:
         self._enrichments: dict[int, _Enrichment] = {}
         self._order: list[int] = []  # handles in order of first appearance
         self._keywords_used: list[str] = []
+        self._finish_by: float | None = None  # when the final render stops waiting for enrichment
+        self._late_told = False  # the enrichment not done by then is in the trace
         self._invented: dict[int, int] = {}  # handle -> times dropped from the final text
         self._summaries = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="inline-summary")
         self._keywords = ThreadPoolExecutor(max_workers=1, thread_name_prefix="inline-keyword")  # in order
@@ -283,11 +286,11 @@ class CitationRegistry:
         render waits for running enrichments up to ``deadline_seconds``; a keyword or summary not done by
         then is left empty. Invented handles are counted in the trace at the final render.
         """
+        if final:
+            self.finish(text)
         runs, pending = CodeScanner.read(text, final)
         for handle in prose_handles(runs):
             self.begin(handle)
-        if final:
-            self._wait()
         out: list[str] = []
         invented: dict[int, int] = {}
         for i, run in enumerate(runs):
@@ -322,16 +325,38 @@ class CitationRegistry:
         out.append(text[last:])
         return "".join(out)
 
-    def _wait(self) -> None:
+    def finish(self, text: str, on_change: Callable[[], None] | None = None) -> None:
+        """Wait for the enrichment of the handles of ``text`` (complete), up to ``deadline_seconds`` from the
+        first call. While chips are still being made the trace's progress hears of it on this thread:
+        ``finish`` started, its detail how many chips are not done yet (again whenever that number falls),
+        then ``finish`` done; ``on_change`` is called whenever a chip is done (a partial render shows it)."""
+        for handle in prose_handles(CodeScanner.read(text, final=True)[0]):
+            self.begin(handle)
         with self._lock:
-            futures = [f for job in self._enrichments.values() for f in (job.keyword, job.summary)]
-        _, pending = wait_futures(futures, timeout=self.deadline_seconds)
-        if pending:
-            with self._lock:
-                late = sorted(h for h, job in self._enrichments.items() if not job.done())
-            self.trace.fail(Failure("enrichment_or_rewrite",
-                                    f"enrichment not done within the deadline of {self.deadline_seconds:g} s",
-                                    late[0], f"keyword or summary left empty for handles {late}"))
+            if self._finish_by is None and self.deadline_seconds is not None:
+                self._finish_by = time.monotonic() + self.deadline_seconds
+            finish_by, jobs = self._finish_by, dict(self._enrichments)
+        told: int | None = None
+        while True:
+            late = sorted(h for h, job in jobs.items() if not job.done())
+            if told is not None and len(late) < told and on_change is not None:
+                on_change()
+            left = None if finish_by is None else finish_by - time.monotonic()
+            if not late or (left is not None and left <= 0 and self._late_told):
+                break
+            if told != len(late):
+                told = len(late)
+                self.trace.emit("finish", "start", str(told))
+            if left is not None and left <= 0:
+                self._late_told = True
+                self.trace.fail(Failure("enrichment_or_rewrite",
+                                        f"enrichment not done within the deadline of {self.deadline_seconds:g} s",
+                                        late[0], f"keyword or summary left empty for handles {late}"))
+                break
+            running = [f for h in late for f in (jobs[h].keyword, jobs[h].summary) if not f.done()]
+            wait_futures(running, timeout=left, return_when=FIRST_COMPLETED)
+        if told is not None:
+            self.trace.emit("finish", "done")
 
     def _count_invented(self, invented: dict[int, int]) -> None:
         with self._lock:
