@@ -287,3 +287,17 @@ def test_the_whole_text_shows_while_its_last_chip_is_finished_and_the_last_rende
     assert shown_whole.is_set()
     assert partials[-1] == result.answer  # the chip joined the text it was shown with
     assert result.answer.endswith("extra memory") and "It is about merging." in result.answer
+
+
+def test_inline_citations_carry_the_sentence_and_the_quoted_passage_as_placement_citations_do() -> None:
+    writer = Writer(lambda results: ["MERGE copies both halves", " and walks them once.[cite:1]",
+                                     " Extra memory is needed.", faq_handle(results)])
+    result, _, _ = run(writer)
+    slide, faq = result.citations
+    assert slide.sentence == "MERGE copies both halves and walks them once."
+    assert slide.evidence is not None and slide.evidence.text in slide.source.text  # the slide's own words
+    assert "MERGE" in slide.evidence.text and slide.support is not None
+    assert faq.sentence == "Extra memory is needed." and faq.evidence is not None
+    assert faq.evidence.text in faq.source.answer
+    for citation, audit in zip(result.citations, result.audits, strict=True):  # what the chips quote
+        assert citation.to_json()["evidence"] == (audit.evidence.to_json() if audit.evidence else None)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from ..contract import strip_markers
@@ -79,6 +79,22 @@ def retrieve_for_answer(state: ToolState, question: str, answer: str, context: s
 
 MAX_PASTED_SENTENCES = 30
 PARTIAL_EVERY = 0.1  # seconds: how often an inline answer is expanded for a partial render while it streams
+
+
+def with_evidence(citations: Iterable[Citation], audits: Iterable[Audit]) -> tuple[Citation, ...]:
+    """``citations`` with the sentence, quoted passage and verdict of the first marker of each (its audit), as
+    the placement pipeline gives its citations those of the sentence they first stand behind."""
+    first: dict[tuple[Any, ...], Audit] = {}
+    for a in audits:
+        c = a.citation
+        first.setdefault((c["type"], c["entity_id"], c["page"], c["start"], c["end"]), a)
+    out = []
+    for citation in citations:
+        ref = citation.ref
+        found = first.get((ref.type, ref.entity_id, ref.page, ref.start, ref.end))
+        out.append(citation if found is None else
+                   replace(citation, sentence=found.sentence, evidence=found.evidence, support=found.support))
+    return tuple(out)
 
 
 def merge_lecture_sources(view: tuple[LectureSource, ...], retrieved: list[LectureSource]) -> list[LectureSource]:
@@ -246,6 +262,7 @@ class ChatPipeline:
         lecture_sources = merge_lecture_sources(() if switched else view.sources, state.retrieved)
         faqs = _unique(state.faqs, lambda f: str(f.id))
         audits = audit(answer, Sources(tuple(lecture_sources), tuple(faqs)))
+        citations = with_evidence(citations, audits)
         models["citation keyword_summary"] = enrichment.label
         failures: tuple[Failure, ...] = tuple(registry.trace.failures)
         if "cut" in writer_trace.info:
