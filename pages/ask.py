@@ -33,6 +33,7 @@ from citation_core.text import clock
 from citation_core.text.languages import lang_code
 from studio import cached
 from studio import view_state as vs
+from studio.ask_status import status_line
 from studio.asking import PENDING, PendingAsk, needs_whole_page, pending
 from studio.audit_table import audit_table
 from studio.keys import (
@@ -438,28 +439,34 @@ with chat_col:
 
         partials = [0]
         drawn_chips = [0]
+        writing = [True]  # the writer is still writing (an inline turn's status says when it is done)
 
         def show_partial(text: str) -> None:
             """An answer cited inline, as far as it is written: its text and the chips that are ready (a
             half-typed handle or one whose keyword and summary are still being made shows nothing yet)."""
             now = time.monotonic()
             chips_now = text.count("[cite:")
-            if now - shown_at[0] < DRAFT_REDRAW and chips_now <= drawn_chips[0]:
-                return  # (a new chip is drawn at once)
+            if writing[0] and now - shown_at[0] < DRAFT_REDRAW and chips_now <= drawn_chips[0]:
+                return  # (a new chip is drawn at once, and so is every render once the text is complete)
             shown_at[0], drawn_chips[0] = now, chips_now
             partials[0] += 1
             with draft_slot.container():
-                st.caption("Writing · each chip appears as soon as its source is ready")
+                doing = "Writing" if writing[0] else "Written"
+                st.caption(f"{doing} · each chip appears as soon as its source is ready")
                 chips(storable(text), asked_material, key=f"partial-{partials[0]}")
 
+        inline = False  # cited inline (citation.mode: inline): chips appear while it is written, no draft swap
+
         def progress(ev: ProgressEvent) -> None:
-            if ev.status != "start":
-                status.write(f"{'✅' if ev.status == 'done' else '⚠️'} {ev.pass_name} · {ev.phase}")
-            status.update(label=f"Adding citations · {ev.pass_name} pass · {ev.phase}…")
+            if ev.pass_name == "chat" and ev.status != "start":
+                writing[0] = False
+            line = status_line(ev, inline)
+            if line.log is not None:
+                status.write(line.log)
+            status.update(label=line.label)
 
         try:
             chat = chat_pipeline(config, asked_material)
-            # cited inline (citation.mode: inline): chips appear while the answer is written, no draft swap
             inline = asking.pasted is None and chat.cites_inline(asking.variant)
             result: ChatResult = chat(
                 asking.question, asking.position, language=asking.language, variant=asking.variant,

@@ -58,8 +58,9 @@ class Writer:
     """A model that looks up the open slide's topic and an FAQ, then streams ``script(handles)`` piece by
     piece; keywords and summaries are answered by ``enrich``."""
 
-    def __init__(self, script: Any, keyword: Any = None) -> None:
+    def __init__(self, script: Any, keyword: Any = None, preamble: str = "") -> None:
         self.script = script
+        self.preamble = preamble  # text streamed before the tool calls, in the same reply
         self.keyword = keyword or (lambda body: Reply(content="Merge sort"))
         self.system_prompt = ""
         self.results: list[dict[str, Any]] = []  # what the tools gave back, each with its handle
@@ -74,7 +75,7 @@ class Writer:
         self.system_prompt = body["messages"][0]["content"]
         results = tool_results(body)
         if not results:
-            return Reply(tool_calls=[
+            return Reply(content=self.preamble, tool_calls=[
                 {"id": "c1", "type": "function", "function": {"name": "lecture_retrieval", "arguments": json.dumps(
                     {"query": "Merging Two Sorted Subarrays MERGE copy of A while L.length"})}},
                 {"id": "c2", "type": "function", "function": {"name": "faq_retrieval", "arguments": json.dumps(
@@ -195,3 +196,108 @@ def test_ask_in_inline_mode_streams_the_text_without_handles_then_prints_the_cit
     assert cited.startswith(f"MERGE walks both halves once.{slide} Memory is needed.[cite:F:")
     assert strip_markers(cited).strip() == text
     assert redirected.returncode == 0 and redirected.stdout == cited
+
+
+def subsequence(shorter: str, longer: str) -> bool:
+    """Whether ``longer`` holds every character of ``shorter`` in order (text only added, never taken away)."""
+    rest = iter(longer)
+    return all(ch in rest for ch in shorter)
+
+
+CODE_PIECES = ["Write `", "[cite:", "1]", "`", " behind a sentence.[cite:1]\n\n``", "`py\nx = '[cite:1]'\n",
+               "print(x)\n", "``", "`\nSo it reads.[ci", "te:1]"]
+CODE_TEXT = "".join(CODE_PIECES)
+
+
+def test_handles_written_as_code_stay_code_text_in_partials_the_answer_and_the_draft() -> None:
+    writer = Writer(lambda results: CODE_PIECES)
+    result, partials, deltas = run(writer)
+    slide = FinalMarker(PAGE6, "Merge sort", "It is about Merging.").format()
+    assert result.answer == (f"Write `[cite:1]` behind a sentence.{slide}\n\n```py\nx = '[cite:1]'\nprint(x)\n```\n"
+                             f"So it reads.{slide}")
+    assert result.writer_answer == ("Write `[cite:1]` behind a sentence.\n\n```py\nx = '[cite:1]'\nprint(x)\n```\n"
+                                    "So it reads.")
+    assert "".join(deltas) == CODE_TEXT
+    assert partials
+    shown = ""
+    for partial in partials:  # never a chip inside the code, nothing shown taken back
+        assert "`[cite:L" not in partial and "'[cite:L" not in partial
+        assert subsequence(shown, partial) and subsequence(partial, result.answer)
+        shown = partial
+    assert [a.citation["page"] for a in result.audits] == [6, 6]
+
+
+def test_ask_streams_handles_written_as_code_as_they_are(tmp_path: Path) -> None:
+    writer = Writer(lambda results: CODE_PIECES)
+    with LocalChatServer(writer) as srv:
+        streamed = run_ask(srv.base_url, tmp_path, "--stream")
+    assert streamed.returncode == 0, streamed.stderr
+    text = "Write `[cite:1]` behind a sentence.\n\n```py\nx = '[cite:1]'\nprint(x)\n```\nSo it reads."
+    assert streamed.stdout.startswith(text + "\n\n")
+    assert streamed.stdout[len(text) + 2:].startswith("Write `[cite:1]` behind a sentence.[cite:L:101:6:")
+
+
+PREAMBLE = "Let me look at the slides."
+
+
+def test_text_streamed_before_a_tool_call_stays_in_the_answer() -> None:
+    writer = Writer(lambda results: ["MERGE walks both halves once.", "[cite:1]"], preamble=PREAMBLE)
+    result, partials, deltas = run(writer)
+    slide = FinalMarker(PAGE6, "Merge sort", "It is about Merging.").format()
+    assert "".join(deltas) == PREAMBLE + "\n\nMERGE walks both halves once.[cite:1]"  # as the reader got it
+    assert result.writer_answer == PREAMBLE + "\n\nMERGE walks both halves once."
+    assert result.answer == PREAMBLE + f"\n\nMERGE walks both halves once.{slide}"
+    assert any(PREAMBLE in p for p in partials)
+    assert all(result.answer.startswith(p) for p in partials)  # what was shown is what is kept
+
+
+def test_ask_keeps_text_streamed_before_a_tool_call_in_the_cited_answer(tmp_path: Path) -> None:
+    writer = Writer(lambda results: ["MERGE walks both halves once.", "[cite:1]"], preamble=PREAMBLE)
+    with LocalChatServer(writer) as srv:
+        streamed = run_ask(srv.base_url, tmp_path, "--stream")
+    assert streamed.returncode == 0, streamed.stderr
+    text = PREAMBLE + "\n\nMERGE walks both halves once."
+    assert streamed.stdout.startswith(text + "\n\n")
+    assert streamed.stdout[len(text) + 2:].startswith(PREAMBLE + "\n\nMERGE walks both halves once.[cite:L:101:6:")
+
+
+def test_the_whole_text_shows_while_its_last_chip_is_finished_and_the_last_render_is_the_answer() -> None:
+    shown_whole = threading.Event()
+    text = "Merging walks both halves.[cite:1] It needs extra memory"
+
+    def summary_when_the_whole_text_showed(body: ChatRequest) -> Reply:
+        shown_whole.wait(10)
+        return Reply(content="It is about merging.")
+
+    class HeldSummary(Writer):
+        def __call__(self, body: ChatRequest) -> Reply:
+            return summary_when_the_whole_text_showed(body) if body.task == "summary" else super().__call__(body)
+
+    partials: list[str] = []
+
+    def partial(rendered: str) -> None:
+        partials.append(rendered)
+        if rendered == text.replace("[cite:1]", ""):  # all of it, its chip not made yet
+            shown_whole.set()
+
+    with LocalChatServer(HeldSummary(lambda results: ["Merging walks both halves.[cite:1]", " It needs",
+                                                      " extra memory"])) as srv:
+        chat = ChatPipeline(inline_config(srv.base_url), load_material(SAMPLES))
+        result = chat("How does merging work?", ViewPosition(101, page=6), on_partial=partial)
+    assert shown_whole.is_set()
+    assert partials[-1] == result.answer  # the chip joined the text it was shown with
+    assert result.answer.endswith("extra memory") and "It is about merging." in result.answer
+
+
+def test_inline_citations_carry_the_sentence_and_the_quoted_passage_as_placement_citations_do() -> None:
+    writer = Writer(lambda results: ["MERGE copies both halves", " and walks them once.[cite:1]",
+                                     " Extra memory is needed.", faq_handle(results)])
+    result, _, _ = run(writer)
+    slide, faq = result.citations
+    assert slide.sentence == "MERGE copies both halves and walks them once."
+    assert slide.evidence is not None and slide.evidence.text in slide.source.text  # the slide's own words
+    assert "MERGE" in slide.evidence.text and slide.support is not None
+    assert faq.sentence == "Extra memory is needed." and faq.evidence is not None
+    assert faq.evidence.text in faq.source.answer
+    for citation, audit in zip(result.citations, result.audits, strict=True):  # what the chips quote
+        assert citation.to_json()["evidence"] == (audit.evidence.to_json() if audit.evidence else None)

@@ -136,3 +136,123 @@ def test_the_readable_text_piece_by_piece_is_the_text_without_handles() -> None:
         pieces = [stream.feed(ch) for ch in text]
         assert "".join(pieces) + stream.end() == uncited(text)
         assert "[cite:" not in "".join(pieces[:text.index("Done")] if "Done" in text else "")
+
+
+# A writer's answer with handles as code text (inline code, a fenced block) beside real ones.
+CODE_ANSWER = ("Write `[cite:1]` behind a sentence.[cite:1] Longer runs: ``a ` [cite:2] b``.\n\n"
+               "```python\nprompt = 'Merging.[cite:2]'\n```\n"
+               "A fence can close later.[cite:2]\n\n"
+               "~~~\n[cite:1]\n~~~\n"
+               "- item `[cite:1]\n- next` stays text[cite:1]\n\n"
+               "An open `[cite:2] and no close.\n\nEnd.[cite:2]")
+
+
+def _subsequence(shorter: str, longer: str) -> bool:
+    """Whether ``longer`` holds every character of ``shorter`` in order (text only added, never taken away)."""
+    rest = iter(longer)
+    return all(ch in rest for ch in shorter)
+
+
+def test_handles_written_as_code_stay_code_text_and_the_others_become_markers() -> None:
+    from citation_core.pipeline.registry import uncited
+
+    model = ScriptedModel({"keyword": ["Merge commit", "Rebase"], "summary": _summary})
+    with _registry(model) as reg:
+        merge, rebase = reg.register(MERGE), reg.register(REBASE)
+        assert (merge, rebase) == (1, 2)
+        out = reg.expand(CODE_ANSWER, final=True)
+        cited = [c.ref for c in reg.citations()]
+    m1 = FinalMarker(SourceRef.of_page(101, 6), "Merge commit", "Summary of Merging").format()
+    m2 = FinalMarker(SourceRef.of_page(101, 7), "Rebase", "Summary of Rebasing").format()
+    assert out == ("Write `[cite:1]` behind a sentence." + m1 + " Longer runs: ``a ` [cite:2] b``.\n\n"
+                   "```python\nprompt = 'Merging.[cite:2]'\n```\n"
+                   "A fence can close later." + m2 + "\n\n"
+                   "~~~\n[cite:1]\n~~~\n"
+                   "- item `" + m1 + "\n- next` stays text" + m1 + "\n\n"
+                   "An open `" + m2 + " and no close.\n\nEnd." + m2)
+    assert uncited(CODE_ANSWER) == ("Write `[cite:1]` behind a sentence. Longer runs: ``a ` [cite:2] b``.\n\n"
+                                    "```python\nprompt = 'Merging.[cite:2]'\n```\n"
+                                    "A fence can close later.\n\n"
+                                    "~~~\n[cite:1]\n~~~\n"
+                                    "- item `\n- next` stays text\n\n"
+                                    "An open ` and no close.\n\nEnd.")
+    assert cited == [SourceRef.of_page(101, 6), SourceRef.of_page(101, 7)]
+    assert not reg.trace.failures
+
+
+def test_code_handles_stay_text_at_every_chunk_boundary_of_a_stream() -> None:
+    """A fence opens in one piece and closes pieces later, a backtick arrives alone: the readable stream
+    and the partial renders read the code as the final answer does, wherever the pieces are cut."""
+    from citation_core.pipeline.registry import UncitedStream, uncited
+
+    model = ScriptedModel({"keyword": ["Merge commit", "Rebase"], "summary": _summary})
+    with _registry(model) as reg:
+        reg.register(MERGE), reg.register(REBASE)
+        final = reg.expand(CODE_ANSWER, final=True)  # enrichment done: partial renders show every chip
+        readable = uncited(CODE_ANSWER)
+        n = len(CODE_ANSWER)
+        cuts: list[tuple[int, ...]] = [tuple(range(1, n))]  # one character at a time
+        cuts += [(i,) for i in range(1, n)]  # two pieces, cut anywhere
+        cuts += [(i, i + 1) for i in range(1, n - 1)]  # a character alone between two pieces
+        for at in cuts:
+            bounds = (0, *at, n)
+            pieces = [CODE_ANSWER[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+            stream = UncitedStream()
+            said = [stream.feed(p) for p in pieces]
+            assert "".join(said) + stream.end() == readable, at
+        shown = ""
+        for end in range(1, n + 1):  # the partial render after every character
+            partial = reg.expand(CODE_ANSWER[:end], final=False)
+            assert _subsequence(shown, partial), (end, shown, partial)  # nothing shown is taken back
+            assert _subsequence(partial, final), (end, partial)
+            shown = partial
+        assert reg.expand(CODE_ANSWER, final=False) == final
+
+
+def test_the_readable_stream_says_code_at_once_and_holds_only_a_handle_whose_code_span_is_open() -> None:
+    from citation_core.pipeline.registry import UncitedStream
+
+    stream = UncitedStream()
+    assert stream.feed("Intro.[cite:1]\n\n```\nx = '[cite:2]'\n") == "Intro.\n\n```\nx = '[cite:2]'\n"
+    assert stream.feed("```\nUse `") == "```\nUse `"  # a backtick alone: its text comes at once
+    assert stream.feed("[cite:1]") == ""  # code or a handle: decided by what follows
+    assert stream.feed("` here") == "[cite:1]` here"
+    assert stream.feed(", a `[cite:1]") == ", a `"
+    assert stream.feed("\n\nNext") == "\n\nNext"  # the span never closed: it was a handle, left out
+    assert stream.end() == ""
+
+
+def test_the_final_render_says_how_many_chips_it_is_still_finishing() -> None:
+    import queue
+
+    from citation_core.pipeline.trace import ProgressEvent, Trace
+
+    events: queue.Queue[ProgressEvent] = queue.Queue()
+    held = {"Merging": threading.Event(), "Rebasing": threading.Event()}
+
+    def summary(request: LlmRequest) -> str:
+        first = str(request.inputs["paragraph"]).split()[0]
+        held[first].wait(30)
+        return "Summary of " + first
+
+    model = ScriptedModel({"keyword": ["Merge commit", "Rebase"], "summary": summary})
+    done: list[str] = []
+    with CitationRegistry(RoleModel.of(model), Prompts.default(), language="en", deadline_seconds=30.0,
+                          trace=Trace("inline", events.put)) as reg:
+        reg.register(MERGE), reg.register(REBASE)
+        final = threading.Thread(target=lambda: done.append(reg.expand("A.[cite:1] B.[cite:2]", final=True)))
+        final.start()
+        try:
+            first = events.get(timeout=30)
+            assert (first.pass_name, first.phase, first.status, first.detail) == ("inline", "finish", "start", "2")
+            held["Merging"].set()
+            assert events.get(timeout=30).detail == "1"
+            held["Rebasing"].set()
+            last = events.get(timeout=30)
+            assert (last.phase, last.status) == ("finish", "done")
+        finally:
+            for hold in held.values():
+                hold.set()
+            final.join(30)
+    assert done and "Summary of Rebasing" in done[0]
+    assert events.empty()

@@ -197,3 +197,22 @@ def test_ask_streams_the_draft_then_prints_the_cited_answer(tmp_path: Path) -> N
     assert streamed.stdout.startswith(ANSWER + "\n\n")
     assert strip_markers(cited[len(ANSWER) + 2:]).strip() == ANSWER and draft
     assert redirected.returncode == 0 and strip_markers(redirected.stdout).strip() == ANSWER  # cited only
+
+
+def test_text_streamed_before_a_tool_call_is_kept_in_the_draft_and_the_cited_answer() -> None:
+    preamble = "Let me look at the slides."
+
+    def handler(body: dict[str, Any]) -> Reply:
+        if is_writer(body):
+            if not [m for m in body["messages"] if m.get("role") == "tool"]:
+                return Reply(content=preamble, tool_calls=[
+                    {"id": "c1", "type": "function",
+                     "function": {"name": "lecture_retrieval", "arguments": json.dumps({"query": "merge linear"})}}])
+            return Reply(content=ANSWER, token_rate=200)
+        return citing(body)
+
+    result, pieces, _ = ask(handler)
+    shown = "".join(p for _, p in pieces)
+    assert shown == preamble + "\n\n" + ANSWER  # the words as the reader got them, both replies
+    assert result.writer_answer == shown and strip_markers(result.answer) == shown
+    assert result.retrieved

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from ..contract import strip_markers
@@ -18,7 +18,7 @@ from ..pipeline.evidence import Audit
 from ..pipeline.languages import choose_language
 from ..pipeline.model_calls import ModelFactory, RoleModel
 from ..pipeline.prompts import Prompts
-from ..pipeline.registry import CitationRegistry, uncited
+from ..pipeline.registry import CitationRegistry, UncitedStream, uncited
 from ..pipeline.trace import ProgressCallback
 from ..sources import FaqSource, LectureSource, Sources
 from ..text import detect_language, lang_code, sentences
@@ -81,6 +81,22 @@ MAX_PASTED_SENTENCES = 30
 PARTIAL_EVERY = 0.1  # seconds: how often an inline answer is expanded for a partial render while it streams
 
 
+def with_evidence(citations: Iterable[Citation], audits: Iterable[Audit]) -> tuple[Citation, ...]:
+    """``citations`` with the sentence, quoted passage and verdict of the first marker of each (its audit), as
+    the placement pipeline gives its citations those of the sentence they first stand behind."""
+    first: dict[tuple[Any, ...], Audit] = {}
+    for a in audits:
+        c = a.citation
+        first.setdefault((c["type"], c["entity_id"], c["page"], c["start"], c["end"]), a)
+    out = []
+    for citation in citations:
+        ref = citation.ref
+        found = first.get((ref.type, ref.entity_id, ref.page, ref.start, ref.end))
+        out.append(citation if found is None else
+                   replace(citation, sentence=found.sentence, evidence=found.evidence, support=found.support))
+    return tuple(out)
+
+
 def merge_lecture_sources(view: tuple[LectureSource, ...], retrieved: list[LectureSource]) -> list[LectureSource]:
     """Current view first, then retrieved, de-duplicated by uuid."""
     return _unique((*view, *retrieved), lambda s: s.uuid)
@@ -128,8 +144,11 @@ class ChatPipeline:
         With ``citation.mode: inline`` for ``variant`` and a model writer, the writer puts handles such as
         ``[cite:3]`` behind its sentences while it streams and no placement pass runs: ``on_partial`` gets
         the answer cited so far after every piece (no half-typed handle, no chip whose keyword and summary
-        are still being made), ``on_delta`` the writer's raw pieces, ``on_draft`` the answer without
-        handles, and the result the answer with every handle expanded to its final marker."""
+        are still being made), the whole text once it is written and again as each chip still being made is
+        done; ``on_delta`` the writer's raw pieces, ``on_draft`` the answer without handles, and the result
+        the answer with every handle expanded to its final marker. A handle written as code (a code span, a
+        fenced block) is code text and stays as written. Text the writer wrote before a tool call is part of
+        the answer (a reader saw it stream), in both modes."""
         view = current_view(self.material, position)
         turns = tuple((str(q), strip_markers(str(a))) for q, a in history)
         writer_trace = Trace("chat", progress)
@@ -207,13 +226,14 @@ class ChatPipeline:
             prompt = self.prompts.render("writer", lang.writer_line, CourseName=self.material.course.name,
                                          Units=units, CurrentView=current, Question=question, Citing=INLINE_RULE)
             written: list[str] = []
-            tail = [""]  # the end of the text so far: a handle split across pieces is seen whole
+            # reads the text as it comes (a handle split across pieces whole, one written as code not at all)
+            # and starts each handle's enrichment as soon as it is read
+            reading = UncitedStream(on_handle=registry.begin)
             expanded_at = [-PARTIAL_EVERY]
 
             def piece(text: str) -> None:
                 written.append(text)
-                registry.notice(tail[0] + text)
-                tail[0] = (tail[0] + text)[-16:]
+                reading.feed(text)
                 if on_delta is not None:
                     on_delta(text)
                 # the answer so far is expanded at most every PARTIAL_EVERY seconds (and when a handle closes):
@@ -225,6 +245,12 @@ class ChatPipeline:
 
             turn = WriterTurn(question, view, state, prompt, lang.language.code, writer_trace, turns, piece)
             raw = write(writer_for(writer_role), turn)
+            if on_partial is not None:  # the whole text now, then each chip still being made as it is done
+                def redraw() -> None:
+                    on_partial(registry.expand(raw, final=False))
+
+                redraw()
+                registry.finish(raw, on_change=redraw)
             draft = uncited(raw)
             if on_draft is not None:
                 on_draft(draft)
@@ -234,6 +260,7 @@ class ChatPipeline:
         lecture_sources = merge_lecture_sources(() if switched else view.sources, state.retrieved)
         faqs = _unique(state.faqs, lambda f: str(f.id))
         audits = audit(answer, Sources(tuple(lecture_sources), tuple(faqs)))
+        citations = with_evidence(citations, audits)
         models["citation keyword_summary"] = enrichment.label
         failures: tuple[Failure, ...] = tuple(registry.trace.failures)
         if "cut" in writer_trace.info:

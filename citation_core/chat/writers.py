@@ -163,7 +163,12 @@ def _handled(state: ToolState, item: dict[str, Any], *sources: LectureSource | F
 
 
 class ToolCallingWriter:
-    """An LLM with the lecture_retrieval, faq_retrieval and switch_context tools, a few rounds at most."""
+    """An LLM with the lecture_retrieval, faq_retrieval and switch_context tools, a few rounds at most.
+
+    The answer is the text of every round, the rounds that end in tool calls included ("Let me look at the
+    slides." before a lecture_retrieval call): a reader saw that text while it streamed, and it is kept as
+    written, a paragraph break between the rounds (``joined``). Streamed or not, the answer is the same.
+    """
 
     def __init__(self, role: RoleModel) -> None:
         self.role = role
@@ -171,38 +176,49 @@ class ToolCallingWriter:
     def write(self, turn: WriterTurn) -> str:
         model = self.role.make()
         history: list[dict[str, Any]] = []
-        streamed: list[str] = []  # the pieces of this round's text handed on
+        earlier = ""  # the text of the rounds so far, as the reader got it
+        this_round: list[str] = []  # the pieces of this round's text handed on
+        sent = [0]  # characters of the answer handed on so far
         forward = turn.on_delta
 
-        def piece(text: str) -> None:
-            streamed.append(text)
-            if forward is not None:
+        def hand_on(text: str) -> None:
+            if forward is not None and text:
+                sent[0] += len(text)
                 forward(text)
+
+        def piece(text: str) -> None:
+            if not this_round and text:
+                hand_on(joined(earlier, text)[len(earlier):-len(text)])  # the break between the rounds
+            this_round.append(text)
+            hand_on(text)
 
         for round_ in range(MAX_TOOL_ROUNDS + 1):
             request = LlmRequest("writer", turn.messages(), {}, () if round_ == MAX_TOOL_ROUNDS else TOOLS,
                                  tuple(history), on_delta=piece if forward is not None else None,
                                  max_chars=MAX_ANSWER_CHARS)
-            streamed.clear()
+            this_round.clear()
             try:
                 resp = complete_recorded(turn.trace, model, self.role, request, turn.prompt)
             except StreamCutError as exc:
-                if not exc.partial.strip():
+                answer = joined(earlier, exc.partial)
+                if not answer.strip():
                     raise
-                return _cut(exc.partial, str(exc), turn.trace)
+                return _cut(answer, str(exc), turn.trace)
+            text = joined(earlier, resp.content)
             if resp.cut_by_length:  # the model ran out of output tokens: what it wrote is a cut answer
-                if not resp.content.strip():
+                if not text.strip():
                     raise ModelCallError(f"model {resp.model_id}: the model stopped at its length limit "
                                          "(finish_reason “length”) before it wrote any answer")
-                if forward is not None and not streamed:
-                    forward(resp.content)
-                return _cut(resp.content, f"model {resp.model_id}: {LENGTH_CUT} (finish_reason “length”); the "
-                            f"{len(resp.content):,} characters it wrote are kept", turn.trace)
-            if not resp.tool_calls:
-                answer = capped(resp.content, turn.trace)
-                if forward is not None and not streamed and answer:
-                    forward(answer)  # a model that does not stream: the whole text as one piece
+                answer = _cut(text, f"model {resp.model_id}: {LENGTH_CUT} (finish_reason “length”); the "
+                              f"{len(text):,} characters it wrote are kept", turn.trace)
+                hand_on(answer[sent[0]:])  # what was not streamed: at once
                 return answer
+            if not resp.tool_calls:
+                answer = capped(text, turn.trace)
+                hand_on(answer[sent[0]:])  # what was not streamed (a model that does not stream): at once
+                return answer
+            earlier = text
+            hand_on(earlier[sent[0]:])
             history.append({"role": "assistant", "content": resp.content or None, "tool_calls": [
                 {"id": c.id, "type": "function",
                  "function": {"name": c.name, "arguments": json.dumps(c.arguments)}} for c in resp.tool_calls]})
@@ -221,6 +237,17 @@ def _cut(text: str, why: str, trace: Trace) -> str:
     reports it as a ``writer`` failure)."""
     trace.info["cut"] = why
     return capped(text, trace)
+
+
+ROUND_BREAK = "\n\n"
+
+
+def joined(earlier: str, text: str) -> str:
+    """The text of a writer's round after the text of its earlier rounds, a paragraph break between them."""
+    if not earlier.strip() or not text:
+        return earlier + text
+    newlines = len(earlier) - len(earlier.rstrip("\n"))
+    return earlier + ROUND_BREAK[min(newlines, len(ROUND_BREAK)):] + text
 
 
 def capped(answer: str, trace: Trace, what: str = "the answer") -> str:

@@ -8,19 +8,27 @@ stay unique), summaries side by side. ``expand`` turns every complete handle int
 partial render hides a half-typed handle at the end and every handle whose enrichment is still running; an
 invented handle is dropped and counted in the trace. The final render waits for running enrichments up to
 ``deadline_seconds`` and then keeps the marker with empty fields. The text outside handles never changes.
+
+A handle written as code (in a code span or a fenced block, ``text.markdown_code``) is code text, not a
+handle: it stays exactly as written. While the text streams, a handle behind an open code span is not
+decided yet (the span may close later or never): a partial render hides it, and the readable stream holds
+it back, until what follows decides it.
 """
 
 from __future__ import annotations
 
 import re
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+import time
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
 from dataclasses import dataclass
 
 from ..contract import FinalMarker, SourceRef
 from ..errors import ModelCallError
 from ..sources import FaqSource, PageChunk, Source, TranscriptSegment
+from ..text.markdown_code import CodeScanner, Run
 from .citation_pipeline import Citation
 from .enrich import clean_keyword, clean_summary, make_unique
 from .languages import LanguageChoice, choose_language
@@ -32,14 +40,34 @@ HANDLE = re.compile(r"\[cite:([0-9]{1,9})\]")
 # the end of a partial text that may still become a handle: "[", "[c", …, "[cite:", "[cite:12"
 _HALF_TYPED = re.compile(r"\[(?:c(?:i(?:t(?:e(?::[0-9]{0,9})?)?)?)?)?\Z")
 _CUT_HANDLE = re.compile(r"\[cite:[0-9]{0,9}\Z")  # a handle a stream cut short ended in
+_LONGEST_HALF = len("[cite:123456789")
 
 
 def uncited(text: str, final: bool = True) -> str:
     """``text`` without its handles: the writer's answer as a reader sees it before it is cited (while it
-    streams, ``final=False``, without a half-typed handle at the end either)."""
-    text = HANDLE.sub("", text)
+    streams, ``final=False``, without a half-typed handle at the end either, nor a handle not decided yet).
+    Handles written as code stay."""
+    runs, pending = CodeScanner.read(text, final)
+    out = [run.text if run.code else HANDLE.sub("", run.text) for run in runs]
+    if pending:
+        out.append(HANDLE.sub("", pending))
+    if out and (pending or not runs[-1].code):
+        out[-1] = _without_half_handle(out[-1], final)
+    return "".join(out)
+
+
+def _without_half_handle(text: str, final: bool) -> str:
+    """``text`` without the handle cut short at its end (``final``), or the one still being typed there."""
     cut = (_CUT_HANDLE if final else _HALF_TYPED).search(text)
     return text if cut is None else text[: cut.start()]
+
+
+def prose_handles(runs: Iterable[Run]) -> Iterator[int]:
+    """The handles written in the prose of ``runs``, in order."""
+    for run in runs:
+        if not run.code:
+            for m in HANDLE.finditer(run.text):
+                yield int(m.group(1))
 
 
 def source_ref(source: Source) -> SourceRef:
@@ -56,23 +84,62 @@ def _content(source: Source) -> str:
 
 
 class UncitedStream:
-    """``uncited`` piece by piece, in time linear in the text: ``feed`` returns the text that became readable
-    (a possible handle at the end is held back until it is complete or turns out to be text)."""
+    """``uncited`` piece by piece, in time linear in the text: ``feed`` returns the text that became readable.
+    A possible handle at the end is held back until it is complete or turns out to be text, and so is a
+    handle behind an open code span, until the span closes (code text: it is given as written) or the
+    paragraph ends without closing it (a handle: left out). ``on_handle`` gets each handle of the prose as
+    soon as it is read."""
 
-    def __init__(self) -> None:
-        self._held = ""
+    def __init__(self, on_handle: Callable[[int], None] | None = None) -> None:
+        self._code = CodeScanner()
+        self._held = ""  # prose at the end that may still become a handle
+        self._sent = 0  # characters of the text not decided yet that were given out already
+        self._on_handle = on_handle
 
     def feed(self, piece: str) -> str:
-        text = HANDLE.sub("", self._held + piece)
+        return self._take(self._code.feed(piece), final=False)
+
+    def end(self) -> str:
+        """What is still held back, without a handle cut short."""
+        return self._take(self._code.end(), final=True)
+
+    def _take(self, runs: list[Run], final: bool) -> str:
+        out: list[str] = []
+        for run in runs:
+            text = run.text
+            if self._sent:  # given out while it was not decided (it holds no handle)
+                given = min(self._sent, len(text))
+                text, self._sent = text[given:], self._sent - given
+            if run.code:
+                out += [self._held, text]
+                self._held = ""
+            else:
+                out.append(self._prose(text))
+        pending = self._code.pending
+        if pending:  # behind an open code span or at the start of a line: no handle goes on into it
+            out.append(self._held)
+            self._held = ""
+            # its text up to the first handle (or what may become one) reads the same whichever it is
+            handle = HANDLE.search(pending, self._sent)
+            half = None if handle else _HALF_TYPED.search(pending, max(self._sent, len(pending) - _LONGEST_HALF))
+            cut = handle.start() if handle else half.start() if half else len(pending)
+            out.append(pending[self._sent: cut])
+            self._sent = max(self._sent, cut)
+        elif final:
+            out.append(_without_half_handle(self._held, final=True))
+            self._held = ""
+        return "".join(out)
+
+    def _prose(self, piece: str) -> str:
+        text = self._held + piece
+        if self._on_handle is not None:
+            for m in HANDLE.finditer(text):
+                self._on_handle(int(m.group(1)))
+        text = HANDLE.sub("", text)
         half = _HALF_TYPED.search(text)
         cut = len(text) if half is None else half.start()
         self._held = text[cut:]
         return text[:cut]
-
-    def end(self) -> str:
-        """What is still held back, without a handle cut short."""
-        rest, self._held = uncited(self._held), ""
-        return rest
 
 
 @dataclass(frozen=True)
@@ -125,6 +192,8 @@ class CitationRegistry:
         self._enrichments: dict[int, _Enrichment] = {}
         self._order: list[int] = []  # handles in order of first appearance
         self._keywords_used: list[str] = []
+        self._finish_by: float | None = None  # when the final render stops waiting for enrichment
+        self._late_told = False  # the enrichment not done by then is in the trace
         self._invented: dict[int, int] = {}  # handle -> times dropped from the final text
         self._summaries = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="inline-summary")
         self._keywords = ThreadPoolExecutor(max_workers=1, thread_name_prefix="inline-keyword")  # in order
@@ -190,13 +259,11 @@ class CitationRegistry:
             return ""
         return clean_summary(resp.content)
 
-    def notice(self, text: str) -> None:
-        """Start the enrichment of every registered handle that ``text`` holds complete."""
+    def begin(self, handle: int) -> None:
+        """Start the enrichment of ``handle`` when it is registered (once): it was read in the answer."""
         with self._lock:
-            for m in HANDLE.finditer(text):
-                handle = int(m.group(1))
-                if handle in self._by_handle:
-                    self._start(handle)
+            if handle in self._by_handle:
+                self._start(handle)
 
     # --- rendering -------------------------------------------------------------------------------------
 
@@ -211,22 +278,38 @@ class CitationRegistry:
         return FinalMarker(entry.ref, _value(job.keyword), _value(job.summary)).format()
 
     def expand(self, text: str, final: bool) -> str:
-        """``text`` with every complete handle replaced by its final marker and every invented one dropped.
+        """``text`` with every complete handle replaced by its final marker and every invented one dropped;
+        handles written as code stay as they are.
 
-        A partial render (``final=False``) also hides a half-typed handle at the end and every handle
-        whose enrichment is still running. The final render waits for running enrichments up to
-        ``deadline_seconds``; a keyword or summary not done by then is left empty. Invented handles are
-        counted in the trace at the final render.
+        A partial render (``final=False``) also hides a half-typed handle at the end, every handle whose
+        enrichment is still running and every handle not decided yet (behind an open code span). The final
+        render waits for running enrichments up to ``deadline_seconds``; a keyword or summary not done by
+        then is left empty. Invented handles are counted in the trace at the final render.
         """
-        self.notice(text)
         if final:
-            self._wait()
-        half = (_CUT_HANDLE if final else _HALF_TYPED).search(text)
-        if half is not None:
-            text = text[: half.start()]
+            self.finish(text)
+        runs, pending = CodeScanner.read(text, final)
+        for handle in prose_handles(runs):
+            self.begin(handle)
+        out: list[str] = []
+        invented: dict[int, int] = {}
+        for i, run in enumerate(runs):
+            if run.code:
+                out.append(run.text)
+                continue
+            prose = run.text
+            if i == len(runs) - 1 and not pending:  # the end of the text
+                prose = _without_half_handle(prose, final)
+            out.append(self._expand_prose(prose, final, invented))
+        if pending:
+            out.append(_without_half_handle(HANDLE.sub("", pending), final=False))
+        if final:
+            self._count_invented(invented)
+        return "".join(out)
+
+    def _expand_prose(self, text: str, final: bool, invented: dict[int, int]) -> str:
         out: list[str] = []
         last = 0
-        invented: dict[int, int] = {}
         for m in HANDLE.finditer(text):
             out.append(text[last: m.start()])
             last = m.end()
@@ -240,20 +323,40 @@ class CitationRegistry:
             if marker is not None:
                 out.append(marker)
         out.append(text[last:])
-        if final:
-            self._count_invented(invented)
         return "".join(out)
 
-    def _wait(self) -> None:
+    def finish(self, text: str, on_change: Callable[[], None] | None = None) -> None:
+        """Wait for the enrichment of the handles of ``text`` (complete), up to ``deadline_seconds`` from the
+        first call. While chips are still being made the trace's progress hears of it on this thread:
+        ``finish`` started, its detail how many chips are not done yet (again whenever that number falls),
+        then ``finish`` done; ``on_change`` is called whenever a chip is done (a partial render shows it)."""
+        for handle in prose_handles(CodeScanner.read(text, final=True)[0]):
+            self.begin(handle)
         with self._lock:
-            futures = [f for job in self._enrichments.values() for f in (job.keyword, job.summary)]
-        _, pending = wait_futures(futures, timeout=self.deadline_seconds)
-        if pending:
-            with self._lock:
-                late = sorted(h for h, job in self._enrichments.items() if not job.done())
-            self.trace.fail(Failure("enrichment_or_rewrite",
-                                    f"enrichment not done within the deadline of {self.deadline_seconds:g} s",
-                                    late[0], f"keyword or summary left empty for handles {late}"))
+            if self._finish_by is None and self.deadline_seconds is not None:
+                self._finish_by = time.monotonic() + self.deadline_seconds
+            finish_by, jobs = self._finish_by, dict(self._enrichments)
+        told: int | None = None
+        while True:
+            late = sorted(h for h, job in jobs.items() if not job.done())
+            if told is not None and len(late) < told and on_change is not None:
+                on_change()
+            left = None if finish_by is None else finish_by - time.monotonic()
+            if not late or (left is not None and left <= 0 and self._late_told):
+                break
+            if told != len(late):
+                told = len(late)
+                self.trace.emit("finish", "start", str(told))
+            if left is not None and left <= 0:
+                self._late_told = True
+                self.trace.fail(Failure("enrichment_or_rewrite",
+                                        f"enrichment not done within the deadline of {self.deadline_seconds:g} s",
+                                        late[0], f"keyword or summary left empty for handles {late}"))
+                break
+            running = [f for h in late for f in (jobs[h].keyword, jobs[h].summary) if not f.done()]
+            wait_futures(running, timeout=left, return_when=FIRST_COMPLETED)
+        if told is not None:
+            self.trace.emit("finish", "done")
 
     def _count_invented(self, invented: dict[int, int]) -> None:
         with self._lock:

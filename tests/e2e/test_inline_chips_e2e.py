@@ -93,3 +93,56 @@ def test_the_first_chip_shows_while_the_answer_is_still_written(
     assert answer.content.startswith(FIRST) and answer.content.rstrip().endswith("linear time.")
     assert [(m.source_ref().entity_id, m.source_ref().page) for m in markers] == [("101", 1)]  # the open slide
     assert markers[0].keyword == "Merging heads"
+
+
+class HeldSummary(HeldWriter):
+    """``HeldWriter`` whose summary is held too, until the test has seen the answer waiting for its chip."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.summary_go_on = threading.Event()
+
+    def __call__(self, request: ChatRequest) -> Reply:
+        if request.task == "summary":
+            self.summary_go_on.wait(120)
+        return super().__call__(request)
+
+
+@pytest.mark.timeout(300)
+def test_the_status_says_the_model_cites_as_it_writes_then_which_chips_are_being_finished(
+        tmp_path: Path, start_app: Callable[..., str], new_page: Callable[..., tuple[Any, list[str]]]) -> None:
+    writer = HeldSummary()
+    with LocalChatServer(writer) as srv:
+        folder = config_dir(srv.base_url, tmp_path / "config")
+        app = yaml.safe_load((folder / "application.yml").read_text(encoding="utf-8"))
+        app.setdefault("citation", {})["mode"] = "inline"
+        (folder / "application.yml").write_text(yaml.safe_dump(app), encoding="utf-8")
+        url = start_app({CONFIG_DIR_ENV: str(folder), OVERRIDE_ENV: "local",
+                         "CITATION_STUDIO_DB": str(tmp_path / "lms.sqlite3"),
+                         "CITATION_STUDIO_LIBRARY": str(tmp_path / "library")})
+        page, errors = new_page(height=1100)
+        open_ask(page, url)
+        page.get_by_label("Question").fill("How does merge combine the halves?")
+        page.get_by_label("Question").blur()
+        page.get_by_role("button", name="Ask", exact=True).click()
+        status = page.locator("[data-testid=stChatMessage]").last.locator("[data-testid=stExpander] summary")
+        try:
+            # the writer is still writing (its first handle's summary is held): no placement pass runs
+            page.get_by_text("The model writes and cites its sources as it goes").wait_for(timeout=60_000)
+            page.locator("[class*=st-key-partial-]").last.get_by_text("and and").wait_for(timeout=60_000)
+            label = status.inner_text()
+            assert "writes and cites its sources as it goes" in label and "pass" not in label, label
+            page.screenshot(path=str(tmp_path / "inline_writing.png"))
+            writer.go_on.set()  # the answer is written; its one chip still waits for its summary
+            page.get_by_text("Finishing 1 chip").wait_for(timeout=60_000)
+            label = status.inner_text()
+            assert "pass" not in label and "Adding citations" not in label, label
+            # the whole text shows while its chip is finished
+            page.locator("[class*=st-key-partial-]").last.get_by_text("linear time").wait_for(timeout=60_000)
+            page.screenshot(path=str(tmp_path / "inline_finishing.png"))
+        finally:
+            writer.go_on.set()
+            writer.summary_go_on.set()
+        page.locator("[class*=st-key-msg-]").last.locator("button.cite-chip").first.wait_for(timeout=60_000)
+        wait_idle(page)
+        assert errors == []
