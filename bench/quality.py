@@ -27,7 +27,7 @@ import argparse
 import dataclasses
 import sys
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -293,8 +293,13 @@ def placement_pipeline(mode: PlacementMode = "iris", model: str = "offline") -> 
                             placement_mode=mode)
 
 
-def run_placement(report: Report, cases: Sequence[dict[str, Any]], pipe: CitationPipeline | None = None) -> None:
-    pipe = pipe or CitationPipeline()
+Cited = tuple[str, Sequence[Citation], Mapping[tuple[bool, int, int], int] | None]
+
+
+def run_cases(report: Report, cases: Sequence[dict[str, Any]],
+              cite: Callable[[str, list[LectureSource | FaqSource], str], Cited]) -> None:
+    """Each case's answer cited by ``cite(answer, sources, language)`` -> (cited answer, its citations, the
+    runs of list items cited once), scored sentence by sentence against the case's gold sources."""
     for case in cases:
         material = material_of(case["material"])
         if material is None:
@@ -303,42 +308,8 @@ def run_placement(report: Report, cases: Sequence[dict[str, Any]], pipe: Citatio
         uid = unit_id(case["material"], case.get("unit"))
         sources = pool(material, uid, case.get("window"), bool(case.get("faqs")))
         answer, spans = answer_of(case)
-        result = pipe(answer, Sources.of(sources), language=case.get("language", "en"))
-        by_marker = {c.marker: c for c in result.citations}
-        per_sentence = cited_per_sentence(result.answer, spans, by_marker, traced_runs(result))
-        for sent, cited in zip(case["sentences"], per_sentence, strict=True):
-            overlap = sent.get("overlap")
-            report.sentences.append(SentenceResult(case["id"], str(sent["text"]), str(sent.get("style", "copied")),
-                                                   [str(g) for g in sent.get("gold") or []], cited,
-                                                   float(overlap) if overlap is not None else None,
-                                                   str(case.get("language", "en"))))
-        check_enrichment(report, result.citations, case["id"])
-
-
-def run_inline(report: Report, cases: Sequence[dict[str, Any]]) -> None:
-    """The evaluation's answers cited inline: a scripted writer writes each answer with handles, behind each
-    sentence the handle of the source sharing most words with it (the cooperative test LLM's rule, as the
-    scripted placement model decides: ``testing.cooperative.place``), and the turn's ``CitationRegistry``
-    expands them, keywords and summaries by the offline model."""
-    for case in cases:
-        material = material_of(case["material"])
-        if material is None:
-            report.skipped.append(case["id"])
-            continue
-        uid = unit_id(case["material"], case.get("unit"))
-        sources = pool(material, uid, case.get("window"), bool(case.get("faqs")))
-        answer, spans = answer_of(case)
-        with CitationRegistry(RoleModel.of(OFFLINE_MODEL), Prompts.default(), language=case.get("language", "en"),
-                              deadline_seconds=None) as registry:
-            entries = [{"id": f"[cite:{registry.register(s)}]", "content": s.content if isinstance(s, FaqSource)
-                        else s.text} for s in sources]
-            written = place(answer, entries)
-            if uncited(written) != answer:
-                raise AssertionError(f"{case['id']}: the scripted writer changed the answer")
-            final = registry.expand(written, final=True)
-            citations = registry.citations()
-        by_marker = {c.marker: c for c in citations}
-        per_sentence = cited_per_sentence(final, spans, by_marker)
+        final, citations, runs = cite(answer, sources, case.get("language", "en"))
+        per_sentence = cited_per_sentence(final, spans, {c.marker: c for c in citations}, runs)
         for sent, cited in zip(case["sentences"], per_sentence, strict=True):
             overlap = sent.get("overlap")
             report.sentences.append(SentenceResult(case["id"], str(sent["text"]), str(sent.get("style", "copied")),
@@ -346,6 +317,35 @@ def run_inline(report: Report, cases: Sequence[dict[str, Any]]) -> None:
                                                    float(overlap) if overlap is not None else None,
                                                    str(case.get("language", "en"))))
         check_enrichment(report, citations, case["id"])
+
+
+def run_placement(report: Report, cases: Sequence[dict[str, Any]], pipe: CitationPipeline | None = None) -> None:
+    placement = pipe or CitationPipeline()
+
+    def cite(answer: str, sources: list[LectureSource | FaqSource], language: str) -> Cited:
+        result = placement(answer, Sources.of(sources), language=language)
+        return result.answer, result.citations, traced_runs(result)
+
+    run_cases(report, cases, cite)
+
+
+def run_inline(report: Report, cases: Sequence[dict[str, Any]]) -> None:
+    """The evaluation's answers cited inline: a scripted writer writes each answer with handles, behind each
+    sentence the handle of the source sharing most words with it (the cooperative test LLM's rule, as the
+    scripted placement model decides: ``testing.cooperative.place``), and the turn's ``CitationRegistry``
+    expands them, keywords and summaries by the offline model."""
+
+    def cite(answer: str, sources: list[LectureSource | FaqSource], language: str) -> Cited:
+        with CitationRegistry(RoleModel.of(OFFLINE_MODEL), Prompts.default(), language=language,
+                              deadline_seconds=None) as registry:
+            entries = [{"id": f"[cite:{registry.register(s)}]", "content": s.content if isinstance(s, FaqSource)
+                        else s.text} for s in sources]
+            written = place(answer, entries)
+            if uncited(written) != answer:
+                raise AssertionError(f"the scripted writer changed the answer {answer[:60]!r}")
+            return registry.expand(written, final=True), registry.citations(), None
+
+    run_cases(report, cases, cite)
 
 
 # --- questions about the open view ----------------------------------------------------------------------
