@@ -15,6 +15,7 @@ Two question sets per deck:
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -26,7 +27,7 @@ import yaml
 from citation_core.chat.chat_pipeline import ChatPipeline
 from citation_core.chat.view import ViewPosition
 from citation_core.contract import parse
-from citation_core.llm.config import load_config
+from citation_core.llm.config import CITATION_MODES, CitationMode, load_config
 from citation_core.material.library import load_material
 from citation_core.material.uploads import Upload, add_upload
 
@@ -53,8 +54,9 @@ class Asked:
         return bool(set(self.cited) & set(self.answers))
 
 
-def ask_all(kind: str, root: Path) -> list[Asked]:
-    """Every question of the ``kind`` set of every real deck, asked in one fresh library under ``root``."""
+def ask_all(kind: str, root: Path, citation_mode: CitationMode = "placement") -> list[Asked]:
+    """Every question of the ``kind`` set of every real deck, asked in one fresh library under ``root``, the
+    answers cited by ``citation_mode``."""
     specs = sorted(REAL.glob(f"*.{SETS[kind]}.yml"))
     units: dict[str, int] = {}
     for spec_path in specs:
@@ -64,7 +66,7 @@ def ask_all(kind: str, root: Path) -> list[Asked]:
             up = add_upload(root, Upload(deck.name, deck.read_bytes()))
             units[deck.name] = int(up.unit_id)
     material = load_material(root)
-    chat = ChatPipeline(load_config(ROOT, override=""), material)
+    chat = ChatPipeline(dataclasses.replace(load_config(ROOT, override=""), citation_mode=citation_mode), material)
     out: list[Asked] = []
     for spec_path in specs:
         spec = yaml.safe_load(spec_path.read_text(encoding="utf-8"))
@@ -95,11 +97,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--set", dest="kind", default="tuning", choices=sorted(SETS))
     parser.add_argument("--show", action="store_true", help="each question of the tuning set with what it cited")
+    parser.add_argument("--citation-mode", default="placement", choices=list(CITATION_MODES),
+                        help="inline: the offline writer puts each quoted slide's handle behind its quote")
     args = parser.parse_args(argv)
     if args.show and args.kind != "tuning":
         parser.error("--show lists the tuning questions only: the held-out ones stay unseen")
     with tempfile.TemporaryDirectory() as tmp:
-        asked = ask_all(args.kind, Path(tmp))
+        asked = ask_all(args.kind, Path(tmp), args.citation_mode)
     print(table(args.kind, asked))
     if args.show:
         for a in asked:
