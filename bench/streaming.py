@@ -25,23 +25,17 @@ when a target is missed (``--no-check``: 0).
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from citation_core.llm.config import CONFIG_DIR_ENV, OVERRIDE_ENV, defaults_dir
+from bench.timed_ask import app_ask, app_env, cli_ask, config_dir
 from citation_core.testing.server import ChatRequest, LocalChatServer, Reply
 
-ROOT = Path(__file__).resolve().parents[1]
-SAMPLES = ROOT / "sample_decks"
+__all__ = ["ANSWER", "QUESTION", "app_once", "citation_reply", "cli_once", "config_dir", "handler", "main"]
 QUESTION = "How does the merge procedure combine two sorted halves?"
 WORDS = ("Merge combines two sorted halves by repeatedly comparing the first remaining element of each half "
          "and copying the smaller one to the output. ").split()
@@ -75,57 +69,24 @@ def citation_reply(request: ChatRequest) -> Reply:
     return Reply(content="Merge compares the heads of both halves.")
 
 
-def config_dir(base_url: str, folder: Path) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    app = yaml.safe_load(defaults_dir().joinpath("application.yml").read_text(encoding="utf-8"))
-    app["material"]["course_dirs"] = [str(SAMPLES)]  # relative folders are read from the configuration's folder
-    (folder / "application.yml").write_text(yaml.safe_dump(app), encoding="utf-8")
-    models = {"models": [{"id": "offline", "type": "offline", "model": "offline-extractive-1"},
-                         {"id": "local", "type": "openai_chat", "model": "m", "base_url": base_url, "timeout": 30,
-                          "max_retries": 0}]}
-    (folder / "llm_config.yml").write_text(yaml.safe_dump(models), encoding="utf-8")
-    return folder
-
-
 def cli_once(base_url: str, folder: Path) -> tuple[float, float]:
-    env = {**os.environ, CONFIG_DIR_ENV: str(config_dir(base_url, folder)), OVERRIDE_ENV: "local"}
-    start = time.monotonic()
-    proc = subprocess.Popen([sys.executable, "-m", "citation_core.cli.main", "ask", "--stream", "--course",
-                             str(SAMPLES), "--unit", "101", "--page", "6", "--question", QUESTION],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    assert proc.stdout is not None
-    first = proc.stdout.read(1)
-    first_at = time.monotonic() - start
-    proc.communicate(timeout=120)
-    if not first or proc.returncode != 0:
-        raise SystemExit(f"ask failed (exit {proc.returncode})")
-    return first_at, time.monotonic() - start
+    """(first byte of the answer on stdout, the process ended), seconds after it was started."""
+    run = cli_ask(base_url, folder, QUESTION)
+    return run.first_byte, run.ended
 
 
 def app_once(base_url: str, folder: Path, browser: Any) -> tuple[float, float, float, float]:
     """A fresh app server, two questions in one session: (first word, cited answer) of the first question
     (the server also sets the model's client up then) and of the second."""
-    from tests.e2e.harness import open_ask, running_app, wait_idle
+    from tests.e2e.harness import open_ask, running_app
 
-    env = {CONFIG_DIR_ENV: str(config_dir(base_url, folder / "config")), OVERRIDE_ENV: "local",
-           "CITATION_STUDIO_DB": str(folder / "lms.sqlite3"), "CITATION_STUDIO_LIBRARY": str(folder / "library")}
     times: list[float] = []
-    with running_app(env, timeout=120) as url:
+    with running_app(app_env(base_url, folder), timeout=120) as url:
         page = browser.new_page(viewport={"width": 1280, "height": 800})
         open_ask(page, url)
-        for turn in range(2):
-            page.get_by_label("Question").fill(QUESTION)
-            page.get_by_label("Question").blur()
-            replies = page.locator("[data-testid=stChatMessage]", has_text="Merge combines")
-            stored = page.locator("[class*=st-key-msg-]")
-            start = time.monotonic()
-            page.get_by_role("button", name="Ask", exact=True).click()
-            # the answer's text (Playwright's locators also look inside the shadow roots the page draws into)
-            replies.nth(turn).wait_for(timeout=120_000)
-            times.append(time.monotonic() - start)
-            stored.nth(turn).locator("button.cite-chip").first.wait_for(timeout=120_000)
-            times.append(time.monotonic() - start)
-            wait_idle(page)
+        for _ in range(2):
+            turn = app_ask(page, QUESTION, ANSWER.split()[0])
+            times += [turn.first_word - turn.asked, turn.cited - turn.asked]
         page.close()
     return times[0], times[1], times[2], times[3]
 

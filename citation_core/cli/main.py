@@ -24,7 +24,7 @@ from typing import Any, NoReturn, TextIO
 
 from ..contract import PATTERN_NAMES, parse
 from ..errors import CitationStudioError, InputError, MarkerError
-from ..llm.config import VARIANTS, LlmConfig, default_config, load_config
+from ..llm.config import CHAT_PIPELINE, VARIANTS, LlmConfig, default_config, load_config
 
 EXIT_BAD_INPUT = 2
 EXIT_FAILED = 1
@@ -222,6 +222,17 @@ def cmd_course(args: argparse.Namespace) -> int:
     return 0
 
 
+def _load_meaning_while_the_model_writes() -> None:
+    """Start loading the meaning model (the writer's lookups and the citations need it; about 1 s of CPU) in
+    the background, to load while a model writes its first reply instead of after it. The model's SDK is
+    imported first, and the GIL changes hands every 0.5 ms while the encoder loads, so that the request
+    leaves as soon as it would without the load."""
+    from ..llm import openai_chat  # noqa: F401  (the request needs it at once)
+    from ..text.encoder import preload
+
+    preload(switch_interval=0.0005)
+
+
 def cmd_ask(args: argparse.Namespace) -> int:
     from ..chat.chat_pipeline import ChatPipeline
     from ..chat.view import ViewPosition
@@ -231,7 +242,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
     for uid, why in material.broken.items():  # said once; the other units answer
         _warn(f"citation-studio: unit {uid} is left out of the course: {why}")
     pasted = _read_text(args.answer_file, "answer") if args.answer_file else None
-    chat = ChatPipeline(_config(args), material)
+    config = _config(args)
+    chat = ChatPipeline(config, material)
+    if pasted is None and config.resolve(CHAT_PIPELINE, args.variant, "chat").type == "openai_chat":
+        _load_meaning_while_the_model_writes()
     # the draft streams to a terminal (or with --stream): its words as the writer writes them, then the
     # cited answer after a blank line; redirected, only the cited answer is printed
     stream = not args.json and pasted is None and (sys.stdout.isatty() if args.stream is None else args.stream)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 import threading
 import warnings
 from collections.abc import Sequence
@@ -125,8 +126,22 @@ def _loaded() -> SentenceEncoder | None:
     return loaded
 
 
-def preload() -> threading.Thread:
-    """Load the encoder in a background thread (the app calls this once at start); returns the thread."""
-    thread = threading.Thread(target=sentence_encoder, name="citation-studio-encoder", daemon=True)
+def preload(switch_interval: float | None = None) -> threading.Thread:
+    """Load the encoder in a background thread (the app calls this once at start); returns the thread.
+
+    Loading is about 1 s of pure-Python work, during which another thread that waits for I/O gets the GIL
+    back only when the interpreter's switch interval (5 ms) has passed, at every step of, say, sending a
+    request. With ``switch_interval`` (seconds) the GIL changes hands at least that often while the encoder
+    loads; the interval before is restored after (``citation-studio ask``, one command per process)."""
+    def load() -> None:
+        before = sys.getswitchinterval()
+        if switch_interval is not None:
+            sys.setswitchinterval(min(before, switch_interval))
+        try:
+            sentence_encoder()
+        finally:
+            sys.setswitchinterval(before)
+
+    thread = threading.Thread(target=load, name="citation-studio-encoder", daemon=True)
     thread.start()
     return thread

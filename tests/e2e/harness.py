@@ -115,18 +115,18 @@ def console_errors(page: Any) -> list[str]:
     return seen
 
 
+# true when Streamlit has no run going or asked for, no running indicator and no stale elements
+APP_IDLE = ("() => document.querySelector('[data-testid=stApp]')?.getAttribute('data-test-script-state')"
+            " === 'notRunning' && !document.querySelector('[data-testid=stStatusWidget]')"
+            " && !document.querySelector('[data-stale=true]')")
+
+
 def wait_idle(page: Any, timeout: float = 30_000) -> None:
     """Until Streamlit has finished the current run: the app's script state (``data-test-script-state``, set
     to "rerunRequested" the moment a widget asks for a run, so a run that has not started yet counts too) is
     "notRunning", with no running indicator and no stale elements."""
     page.wait_for_timeout(150)
-    page.wait_for_function(
-        "() => document.querySelector('[data-testid=stApp]')?.getAttribute('data-test-script-state')"
-        " === 'notRunning'"
-        " && !document.querySelector('[data-testid=stStatusWidget]')"
-        " && !document.querySelector('[data-stale=true]')",
-        timeout=timeout,
-    )
+    page.wait_for_function(APP_IDLE, timeout=timeout)
 
 
 def open_ask(page: Any, url: str) -> None:
