@@ -440,6 +440,10 @@ with chat_col:
         partials = [0]
         drawn_chips = [0]
         writing = [True]  # the writer is still writing (an inline turn's status says when it is done)
+        # an inline answer is redrawn into two slots by turns: a new chip component is empty until its script
+        # has drawn it, so the one before stays in its slot, shown, until then (the component hides it:
+        # chips.js, supersedeEarlierDraft); one slot redrawn in place flashed empty at every redraw
+        drawn: list[Any] = []  # the caption's slot and the two answer slots, made at the first redraw
 
         def show_partial(text: str) -> None:
             """An answer cited inline, as far as it is written: its text and the chips that are ready (a
@@ -450,9 +454,12 @@ with chat_col:
                 return  # (a new chip is drawn at once, and so is every render once the text is complete)
             shown_at[0], drawn_chips[0] = now, chips_now
             partials[0] += 1
-            with draft_slot.container():
-                doing = "Writing" if writing[0] else "Written"
-                st.caption(f"{doing} · each chip appears as soon as its source is ready")
+            if not drawn:
+                area = draft_slot.container()
+                drawn.extend([area.empty(), area.empty(), area.empty()])
+            doing = "Writing" if writing[0] else "Written"
+            drawn[0].caption(f"{doing} · each chip appears as soon as its source is ready")
+            with drawn[1 + partials[0] % 2]:
                 chips(storable(text), asked_material, key=f"partial-{partials[0]}")
 
         inline = False  # cited inline (citation.mode: inline): chips appear while it is written, no draft swap

@@ -77,7 +77,7 @@ def test_the_first_chip_shows_while_the_answer_is_still_written(
         page.get_by_label("Question").blur()
         page.get_by_role("button", name="Ask", exact=True).click()
         # the writer holds its stream after the first sentence: a chip shows now, while it is still writing
-        writing = page.locator("[class*=st-key-partial-]").last
+        writing = page.locator("[class*=st-key-partial-]:visible").last
         writing.locator("button.cite-chip").first.wait_for(timeout=60_000)
         assert page.get_by_text("Writing · each chip appears as soon as its source is ready").count() == 1
         assert "linear time" not in writing.inner_text()
@@ -129,7 +129,7 @@ def test_the_status_says_the_model_cites_as_it_writes_then_which_chips_are_being
         try:
             # the writer is still writing (its first handle's summary is held): no placement pass runs
             page.get_by_text("The model writes and cites its sources as it goes").wait_for(timeout=60_000)
-            page.locator("[class*=st-key-partial-]").last.get_by_text("and and").wait_for(timeout=60_000)
+            page.locator("[class*=st-key-partial-]:visible").last.get_by_text("and and").wait_for(timeout=60_000)
             label = status.inner_text()
             assert "writes and cites its sources as it goes" in label and "pass" not in label, label
             page.screenshot(path=str(tmp_path / "inline_writing.png"))
@@ -138,11 +138,61 @@ def test_the_status_says_the_model_cites_as_it_writes_then_which_chips_are_being
             label = status.inner_text()
             assert "pass" not in label and "Adding citations" not in label, label
             # the whole text shows while its chip is finished
-            page.locator("[class*=st-key-partial-]").last.get_by_text("linear time").wait_for(timeout=60_000)
+            page.locator("[class*=st-key-partial-]:visible").last.get_by_text("linear time").wait_for(timeout=60_000)
             page.screenshot(path=str(tmp_path / "inline_finishing.png"))
         finally:
             writer.go_on.set()
             writer.summary_go_on.set()
         page.locator("[class*=st-key-msg-]").last.locator("button.cite-chip").first.wait_for(timeout=60_000)
         wait_idle(page)
+        assert errors == []
+
+
+# Counted in every frame the browser draws: how many drawings of the answer being written show any text
+# (their shadow roots included). Counting starts with the first one that does.
+FRAMES = """() => { window.__drawn = {frames: 0, empty: 0, both: 0}; let seen = false;
+  const shows = (slot) => { if (getComputedStyle(slot).display === 'none') return false;
+    let n = (slot.innerText || '').trim().length;
+    for (const el of slot.querySelectorAll('*')) if (el.shadowRoot) n += el.shadowRoot.textContent.trim().length;
+    return n > 0; };
+  const frame = () => {
+    const shown = Array.from(document.querySelectorAll('[class*=st-key-partial-]')).filter(shows).length;
+    if (shown) seen = true;
+    if (seen) { window.__drawn.frames++; if (!shown) window.__drawn.empty++; if (shown > 1) window.__drawn.both++; }
+    requestAnimationFrame(frame); };
+  requestAnimationFrame(frame); }"""
+
+
+@pytest.mark.timeout(300)
+def test_the_answer_being_written_never_flashes_empty_between_redraws(
+        tmp_path: Path, start_app: Callable[..., str], new_page: Callable[..., tuple[Any, list[str]]]) -> None:
+    """The answer is redrawn about ten times a second while the model writes; a redrawn chip component is
+    empty until its script has run, which showed as a blank answer in about one frame in eight."""
+    writer = HeldWriter()
+    with LocalChatServer(writer) as srv:
+        folder = config_dir(srv.base_url, tmp_path / "config")
+        app = yaml.safe_load((folder / "application.yml").read_text(encoding="utf-8"))
+        app.setdefault("citation", {})["mode"] = "inline"
+        (folder / "application.yml").write_text(yaml.safe_dump(app), encoding="utf-8")
+        url = start_app({CONFIG_DIR_ENV: str(folder), OVERRIDE_ENV: "local",
+                         "CITATION_STUDIO_DB": str(tmp_path / "lms.sqlite3"),
+                         "CITATION_STUDIO_LIBRARY": str(tmp_path / "library")})
+        page, errors = new_page(height=1100)
+        open_ask(page, url)
+        page.evaluate(FRAMES)
+        page.get_by_label("Question").fill("How does merge combine the halves?")
+        page.get_by_label("Question").blur()
+        page.get_by_role("button", name="Ask", exact=True).click()
+        try:
+            writing = page.locator("[class*=st-key-partial-]:visible").last
+            writing.locator("button.cite-chip").first.wait_for(timeout=60_000)
+            # some twenty redraws while the model writes a word every 0.1 s
+            page.wait_for_function("() => window.__drawn.frames >= 150", timeout=60_000)
+            drawn = page.evaluate("() => window.__drawn")
+        finally:
+            writer.go_on.set()
+        page.locator("[class*=st-key-msg-]").last.locator("button.cite-chip").first.wait_for(timeout=60_000)
+        wait_idle(page)
+        assert drawn["empty"] == 0, f"the answer was blank in {drawn['empty']} of {drawn['frames']} frames"
+        assert drawn["both"] == 0, f"two drawings of the answer showed in {drawn['both']} frames"
         assert errors == []

@@ -495,6 +495,23 @@ function topEdge() {
   return rect.height > 0 && rect.top <= 0 ? Math.max(0, rect.bottom) : 0;
 }
 
+/**
+ * An answer being written is redrawn into two page slots by turns (pages/ask.py, components keyed
+ * `partial-<n>`): the new drawing is empty until this script has run, so the one before stays shown in
+ * the other slot until now. Once drawn, this one is shown and the other slot's hidden, in one task, so no
+ * frame shows neither. A component that is not such a drawing changes nothing.
+ */
+function supersedeEarlierDraft(parentElement) {
+  const rootNode = parentElement.getRootNode();
+  const host = rootNode instanceof ShadowRoot ? rootNode.host : parentElement;
+  const mine = host.closest ? host.closest('[class*="st-key-partial-"]') : null;
+  if (!mine || !mine.parentElement) return;
+  mine.style.display = "";
+  for (const other of Array.from(mine.parentElement.children)) {
+    if (other !== mine && /(^|\s)st-key-partial-/.test(other.className)) other.style.display = "none";
+  }
+}
+
 /** Streamlit components v2 entry point. */
 export default function mountCitationChips(component) {
   const { parentElement, setTriggerValue } = component;
@@ -507,6 +524,7 @@ export default function mountCitationChips(component) {
   const root = el("div", "cite-answer");
   parentElement.appendChild(root);
   const cleanup = renderAnswer(root, data, (value) => setTriggerValue("click", value));
+  supersedeEarlierDraft(parentElement);
   return () => {
     cleanup();
     root.remove();
