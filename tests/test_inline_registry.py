@@ -8,7 +8,7 @@ from citation_core.contract import FinalMarker, SourceRef
 from citation_core.llm.base import LlmRequest
 from citation_core.pipeline.model_calls import RoleModel
 from citation_core.pipeline.prompts import Prompts
-from citation_core.pipeline.registry import CitationRegistry
+from citation_core.pipeline.registry import CitationRegistry, UncitedStream
 from citation_core.sources import FaqSource, PageChunk, TranscriptSegment
 from citation_core.testing import ScriptedModel
 
@@ -256,3 +256,35 @@ def test_the_final_render_says_how_many_chips_it_is_still_finishing() -> None:
             final.join(30)
     assert done and "Summary of Rebasing" in done[0]
     assert events.empty()
+
+
+GIT = PageChunk("p9", 101, 9, "Git basics\n• A branch is a movable pointer to a commit.\n"
+                "• A merge commit has two parents: the tips of both branches.\n"
+                "• Rebasing replays commits on top of another branch.")
+
+
+def test_a_summary_is_about_the_passage_the_sentence_before_the_handle_says() -> None:
+    """As in placement mode, a chip's summary is made from the passage of its source that the sentence it
+    first stands behind quotes or says (the summary prompt's evidence), not from the whole slide; the
+    sentence is read from the stream as it comes, the handle split across pieces."""
+    model = ScriptedModel({"keyword": ["Merge commit"], "summary": _summary})
+    with _registry(model) as reg:
+        handle = reg.register(GIT)
+        reading = UncitedStream(on_handle=reg.begin)
+        text = f"Branches are cheap. When two branches meet, the merge commit has two parents.[cite:{handle}] Done."
+        for k in range(0, len(text), 7):
+            reading.feed(text[k:k + 7])
+        reading.end()
+        reg.expand(text, final=True)
+    (summary,) = [r for r in model.requests if r.task == "summary"]
+    assert "two parents" in summary.inputs["evidence"] and "Rebasing" not in summary.inputs["evidence"]
+    assert summary.inputs["evidence"] in summary.messages[0].content  # the prompt's {Evidence}
+
+
+def test_a_handle_read_only_at_the_final_render_is_summarised_from_its_whole_source() -> None:
+    model = ScriptedModel({"keyword": ["Merge commit"], "summary": _summary})
+    with _registry(model) as reg:
+        handle = reg.register(GIT)
+        reg.expand(f"The merge commit has two parents.[cite:{handle}]", final=True)
+    (summary,) = [r for r in model.requests if r.task == "summary"]
+    assert "evidence" not in summary.inputs

@@ -31,6 +31,7 @@ from ..sources import FaqSource, PageChunk, Source, TranscriptSegment
 from ..text.markdown_code import CodeScanner, Run
 from .citation_pipeline import Citation
 from .enrich import clean_keyword, clean_summary, make_unique
+from .evidence import find_evidence, sentence_before
 from .languages import LanguageChoice, choose_language
 from .model_calls import Deadline, RoleModel, call_model
 from .prompts import Prompts
@@ -83,18 +84,23 @@ def _content(source: Source) -> str:
     return source.content if isinstance(source, FaqSource) else source.text
 
 
+_READ_BACK = 2000  # characters of text before a handle kept to find the sentence it stands behind
+
+
 class UncitedStream:
     """``uncited`` piece by piece, in time linear in the text: ``feed`` returns the text that became readable.
     A possible handle at the end is held back until it is complete or turns out to be text, and so is a
     handle behind an open code span, until the span closes (code text: it is given as written) or the
-    paragraph ends without closing it (a handle: left out). ``on_handle`` gets each handle of the prose as
+    paragraph ends without closing it (a handle: left out). ``on_handle`` gets each handle of the prose (and the
+    end of the text before it, without handles) as
     soon as it is read."""
 
-    def __init__(self, on_handle: Callable[[int], None] | None = None) -> None:
+    def __init__(self, on_handle: Callable[[int, str], None] | None = None) -> None:
         self._code = CodeScanner()
         self._held = ""  # prose at the end that may still become a handle
         self._sent = 0  # characters of the text not decided yet that were given out already
         self._on_handle = on_handle
+        self._read = ""  # the end of the text given out so far (the sentence a handle stands behind is in it)
 
     def feed(self, piece: str) -> str:
         return self._take(self._code.feed(piece), final=False)
@@ -114,7 +120,7 @@ class UncitedStream:
                 out += [self._held, text]
                 self._held = ""
             else:
-                out.append(self._prose(text))
+                out.append(self._prose(text, "".join(out)))
         pending = self._code.pending
         if pending:  # behind an open code span or at the start of a line: no handle goes on into it
             out.append(self._held)
@@ -128,13 +134,17 @@ class UncitedStream:
         elif final:
             out.append(_without_half_handle(self._held, final=True))
             self._held = ""
-        return "".join(out)
+        readable = "".join(out)
+        self._read = (self._read + readable)[-_READ_BACK:]
+        return readable
 
-    def _prose(self, piece: str) -> str:
+    def _prose(self, piece: str, given: str) -> str:
+        """``piece`` of prose without its handles (``given``: what this feed gave out before it)."""
         text = self._held + piece
         if self._on_handle is not None:
             for m in HANDLE.finditer(text):
-                self._on_handle(int(m.group(1)))
+                before = self._read + given + HANDLE.sub("", text[: m.start()])
+                self._on_handle(int(m.group(1)), before[-_READ_BACK:])
         text = HANDLE.sub("", text)
         half = _HALF_TYPED.search(text)
         cut = len(text) if half is None else half.start()
@@ -218,14 +228,16 @@ class CitationRegistry:
 
     # --- enrichment ------------------------------------------------------------------------------------
 
-    def _start(self, handle: int) -> None:
-        """Start the keyword and summary of ``handle`` (once; called under the lock)."""
+    def _start(self, handle: int, before: str = "") -> None:
+        """Start the keyword and summary of ``handle`` (once; called under the lock). ``before``: the text
+        the handle first stands behind, whose last sentence the summary is about (as in placement mode)."""
         if handle in self._enrichments:
             return
         entry = self._by_handle[handle]
         self._order.append(handle)
+        sentence = sentence_before(before, len(before)) if before.strip() else ""
         self._enrichments[handle] = _Enrichment(self._keywords.submit(self._keyword, entry),
-                                                self._summaries.submit(self._summary, entry))
+                                                self._summaries.submit(self._summary, entry, sentence))
 
     def _keyword(self, entry: Registered) -> str:
         with self._lock:
@@ -248,22 +260,28 @@ class CitationRegistry:
                 self._keywords_used.append(keyword)
         return keyword
 
-    def _summary(self, entry: Registered) -> str:
+    def _summary(self, entry: Registered, sentence: str = "") -> str:
+        """The summary of a source, about the passage of it that ``sentence`` (the sentence its handle first
+        stands behind) quotes or says, as placement mode makes it; of the whole source without one."""
+        found = find_evidence(sentence, entry.source) if sentence else None
+        passage = found.text if found is not None else ""
         prompt = self.prompts.render("summary", self.language.line_for("summary"),
-                                     Paragraph=_content(entry.source), Evidence="")
+                                     Paragraph=_content(entry.source), Evidence=passage)
+        inputs = {"paragraph": _content(entry.source), **({"evidence": passage} if passage else {})}
         try:
-            resp = call_model(self.trace, self.role, "summary", prompt, {"paragraph": _content(entry.source)},
+            resp = call_model(self.trace, self.role, "summary", prompt, inputs,
                               entry.handle, Deadline.after(self.deadline_seconds))
         except ModelCallError as exc:
             self.trace.fail(Failure("summary", f"summary call failed: {exc}", entry.handle, "summary left empty"))
             return ""
         return clean_summary(resp.content)
 
-    def begin(self, handle: int) -> None:
-        """Start the enrichment of ``handle`` when it is registered (once): it was read in the answer."""
+    def begin(self, handle: int, before: str = "") -> None:
+        """Start the enrichment of ``handle`` when it is registered (once): it was read in the answer, behind
+        the text ``before`` (its end, as far as the reader has it)."""
         with self._lock:
             if handle in self._by_handle:
-                self._start(handle)
+                self._start(handle, before)
 
     # --- rendering -------------------------------------------------------------------------------------
 
