@@ -59,23 +59,33 @@ class HeldWriter:
         return Reply(content="The merge step compares the heads of both halves.")
 
 
+def inline_app(server: LocalChatServer, tmp_path: Path, start_app: Callable[..., str]) -> str:
+    """The app with every role on ``server``'s model and ``citation.mode: inline``, its own store: its URL."""
+    folder = config_dir(server.base_url, tmp_path / "config")
+    app = yaml.safe_load((folder / "application.yml").read_text(encoding="utf-8"))
+    app.setdefault("citation", {})["mode"] = "inline"
+    (folder / "application.yml").write_text(yaml.safe_dump(app), encoding="utf-8")
+    return start_app({CONFIG_DIR_ENV: str(folder), OVERRIDE_ENV: "local",
+                      "CITATION_STUDIO_DB": str(tmp_path / "lms.sqlite3"),
+                      "CITATION_STUDIO_LIBRARY": str(tmp_path / "library")})
+
+
+def ask_on(page: Any, question: str = "How does merge combine the halves?") -> None:
+    """Type ``question`` and click Ask (without waiting: the tests watch the answer being written)."""
+    page.get_by_label("Question").fill(question)
+    page.get_by_label("Question").blur()
+    page.get_by_role("button", name="Ask", exact=True).click()
+
+
 @pytest.mark.timeout(300)
 def test_the_first_chip_shows_while_the_answer_is_still_written(
         tmp_path: Path, start_app: Callable[..., str], new_page: Callable[..., tuple[Any, list[str]]]) -> None:
     writer = HeldWriter()
     with LocalChatServer(writer) as srv:
-        folder = config_dir(srv.base_url, tmp_path / "config")
-        app = yaml.safe_load((folder / "application.yml").read_text(encoding="utf-8"))
-        app.setdefault("citation", {})["mode"] = "inline"
-        (folder / "application.yml").write_text(yaml.safe_dump(app), encoding="utf-8")
-        db = tmp_path / "lms.sqlite3"
-        url = start_app({CONFIG_DIR_ENV: str(folder), OVERRIDE_ENV: "local", "CITATION_STUDIO_DB": str(db),
-                         "CITATION_STUDIO_LIBRARY": str(tmp_path / "library")})
+        url = inline_app(srv, tmp_path, start_app)
         page, errors = new_page(height=1100)
         open_ask(page, url)
-        page.get_by_label("Question").fill("How does merge combine the halves?")
-        page.get_by_label("Question").blur()
-        page.get_by_role("button", name="Ask", exact=True).click()
+        ask_on(page)
         # the writer holds its stream after the first sentence: a chip shows now, while it is still writing
         writing = page.locator("[class*=st-key-partial-]:visible").last
         writing.locator("button.cite-chip").first.wait_for(timeout=60_000)
@@ -87,8 +97,8 @@ def test_the_first_chip_shows_while_the_answer_is_still_written(
         wait_idle(page)
         assert page.get_by_text("Draft · the citations are being added").count() == 0
         assert errors == []
-    (conversation,) = LmsStore(db).conversations()
-    _, answer = LmsStore(db).messages(conversation.id)
+    (conversation,) = LmsStore(tmp_path / "lms.sqlite3").conversations()
+    _, answer = LmsStore(tmp_path / "lms.sqlite3").messages(conversation.id)
     markers = parse(answer.content, "stored")
     assert answer.content.startswith(FIRST) and answer.content.rstrip().endswith("linear time.")
     assert [(m.source_ref().entity_id, m.source_ref().page) for m in markers] == [("101", 1)]  # the open slide
@@ -113,18 +123,10 @@ def test_the_status_says_the_model_cites_as_it_writes_then_which_chips_are_being
         tmp_path: Path, start_app: Callable[..., str], new_page: Callable[..., tuple[Any, list[str]]]) -> None:
     writer = HeldSummary()
     with LocalChatServer(writer) as srv:
-        folder = config_dir(srv.base_url, tmp_path / "config")
-        app = yaml.safe_load((folder / "application.yml").read_text(encoding="utf-8"))
-        app.setdefault("citation", {})["mode"] = "inline"
-        (folder / "application.yml").write_text(yaml.safe_dump(app), encoding="utf-8")
-        url = start_app({CONFIG_DIR_ENV: str(folder), OVERRIDE_ENV: "local",
-                         "CITATION_STUDIO_DB": str(tmp_path / "lms.sqlite3"),
-                         "CITATION_STUDIO_LIBRARY": str(tmp_path / "library")})
+        url = inline_app(srv, tmp_path, start_app)
         page, errors = new_page(height=1100)
         open_ask(page, url)
-        page.get_by_label("Question").fill("How does merge combine the halves?")
-        page.get_by_label("Question").blur()
-        page.get_by_role("button", name="Ask", exact=True).click()
+        ask_on(page)
         status = page.locator("[data-testid=stChatMessage]").last.locator("[data-testid=stExpander] summary")
         try:
             # the writer is still writing (its first handle's summary is held): no placement pass runs
@@ -170,19 +172,11 @@ def test_the_answer_being_written_never_flashes_empty_between_redraws(
     empty until its script has run, which showed as a blank answer in about one frame in eight."""
     writer = HeldWriter()
     with LocalChatServer(writer) as srv:
-        folder = config_dir(srv.base_url, tmp_path / "config")
-        app = yaml.safe_load((folder / "application.yml").read_text(encoding="utf-8"))
-        app.setdefault("citation", {})["mode"] = "inline"
-        (folder / "application.yml").write_text(yaml.safe_dump(app), encoding="utf-8")
-        url = start_app({CONFIG_DIR_ENV: str(folder), OVERRIDE_ENV: "local",
-                         "CITATION_STUDIO_DB": str(tmp_path / "lms.sqlite3"),
-                         "CITATION_STUDIO_LIBRARY": str(tmp_path / "library")})
+        url = inline_app(srv, tmp_path, start_app)
         page, errors = new_page(height=1100)
         open_ask(page, url)
         page.evaluate(FRAMES)
-        page.get_by_label("Question").fill("How does merge combine the halves?")
-        page.get_by_label("Question").blur()
-        page.get_by_role("button", name="Ask", exact=True).click()
+        ask_on(page)
         try:
             writing = page.locator("[class*=st-key-partial-]:visible").last
             writing.locator("button.cite-chip").first.wait_for(timeout=60_000)

@@ -76,14 +76,11 @@ def test_an_unexpected_error_while_answering_is_one_line_and_a_log_entry(
     assert not at.exception and not at.error
 
 
-def test_an_answer_whose_stream_stopped_early_says_so_beside_it_and_in_its_trace(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The model's stream stops without its end (no finish_reason, no [DONE]): the answer is stored and
-    cited as far as it came, and the page says that it was cut, beside it and in the writer's trace."""
-    body = b"".join(f"data: {json.dumps(chunk({'content': piece}))}\n\n".encode()
-                    for piece in ("Merge sort", " splits the list", " into two halves."))
+def asked_with_writer(reply: Reply, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
+    """The Ask page after one question whose writer replies ``reply`` (every other role: the cooperative test
+    model), over real HTTP; nothing went wrong on the page."""
     others = cooperative_handler()
-    with LocalChatServer(lambda r: Reply(raw_body=body) if r.task == "writer" else others(r)) as srv:
+    with LocalChatServer(lambda r: reply if r.task == "writer" else others(r)) as srv:
         monkeypatch.setenv(CONFIG_DIR_ENV, str(config_dir(srv.base_url, tmp_path / "config")))
         monkeypatch.setenv(OVERRIDE_ENV, "local")
         at = AppTest.from_file(str(ROOT / "pages" / "ask.py"), default_timeout=60)
@@ -91,6 +88,16 @@ def test_an_answer_whose_stream_stopped_early_says_so_beside_it_and_in_its_trace
         at.text_area(key=W_QUESTION).input("How does merge sort split the list?")
         next(b for b in at.button if b.label == "Ask").click().run()
     assert not at.exception and not at.error, (at.exception, at.error)
+    return at
+
+
+def test_an_answer_whose_stream_stopped_early_says_so_beside_it_and_in_its_trace(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The model's stream stops without its end (no finish_reason, no [DONE]): the answer is stored and
+    cited as far as it came, and the page says that it was cut, beside it and in the writer's trace."""
+    body = b"".join(f"data: {json.dumps(chunk({'content': piece}))}\n\n".encode()
+                    for piece in ("Merge sort", " splits the list", " into two halves."))
+    at = asked_with_writer(Reply(raw_body=body), tmp_path, monkeypatch)
     (warning,) = [w.value.replace("\\", "") for w in at.warning if "cut short" in w.value]
     assert warning.startswith("This answer was cut short and is cited as far as it came: model local: the reply "
                               "stream ended without finish_reason or [DONE]")
@@ -104,16 +111,8 @@ def test_an_answer_that_stopped_at_the_models_length_limit_says_so_beside_it_and
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The model ran out of output tokens (finish_reason "length"): the answer is kept and cited as far as it
     came, and the page says that the model's length limit cut it, beside it and in the writer's trace."""
-    others = cooperative_handler()
-    written = "Merge sort splits the list into two halves and"
-    with LocalChatServer(lambda r: Reply(written, finish_reason="length") if r.task == "writer" else others(r)) as srv:
-        monkeypatch.setenv(CONFIG_DIR_ENV, str(config_dir(srv.base_url, tmp_path / "config")))
-        monkeypatch.setenv(OVERRIDE_ENV, "local")
-        at = AppTest.from_file(str(ROOT / "pages" / "ask.py"), default_timeout=60)
-        at.run()
-        at.text_area(key=W_QUESTION).input("How does merge sort split the list?")
-        next(b for b in at.button if b.label == "Ask").click().run()
-    assert not at.exception and not at.error, (at.exception, at.error)
+    at = asked_with_writer(Reply("Merge sort splits the list into two halves and", finish_reason="length"),
+                           tmp_path, monkeypatch)
     (warning,) = [w.value.replace("\\", "") for w in at.warning if "cut short" in w.value]
     assert warning.startswith("This answer was cut short and is cited as far as it came: model local: the answer "
                               "was cut by the model's length limit")
