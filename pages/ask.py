@@ -68,6 +68,10 @@ from studio.transcript import transcript_panel
 from studio.widgets import chips, model_badges, models_line, slide_image, stored_chips, trace_panel
 
 DRAFT_REDRAW = 0.1  # seconds between two redraws of the answer while it is written
+# slots an answer cited inline is redrawn into by turns: a slot is drawn again only after the three drawings
+# after it were sent, so the one shown is never the one replaced unless three chip components in a row
+# have not drawn yet (each draws within a frame or two once the first has loaded the script)
+PARTIAL_SLOTS = 4
 CLEANED = ("Some characters of this turn could not be stored: each broken character (a lone surrogate) is shown "
            "as \ufffd and NUL characters were left out.")
 LOG = logging.getLogger("citation_studio.ask")
@@ -440,10 +444,12 @@ with chat_col:
         partials = [0]
         drawn_chips = [0]
         writing = [True]  # the writer is still writing (an inline turn's status says when it is done)
-        # an inline answer is redrawn into two slots by turns: a new chip component is empty until its script
-        # has drawn it, so the one before stays in its slot, shown, until then (the component hides it:
-        # chips.js, supersedeEarlierDraft); one slot redrawn in place flashed empty at every redraw
-        drawn: list[Any] = []  # the caption's slot and the two answer slots, made at the first redraw
+        # an inline answer is redrawn into a ring of slots: a new chip component is empty until its script has
+        # drawn it, so the drawings before it stay in their slots, the newest drawn one shown, until then (the
+        # component shows the newest drawing and hides the others: chips.js, supersedeEarlierDraft). One slot
+        # redrawn in place flashed empty at every redraw; with two, a first drawing whose script came late
+        # hid the newer one, whose slot was then redrawn while it was the one shown
+        drawn: list[Any] = []  # the caption's slot and the answer's slots, made at the first redraw
 
         def show_partial(text: str) -> None:
             """An answer cited inline, as far as it is written: its text and the chips that are ready (a
@@ -456,10 +462,10 @@ with chat_col:
             partials[0] += 1
             if not drawn:
                 area = draft_slot.container()
-                drawn.extend([area.empty(), area.empty(), area.empty()])
+                drawn.extend(area.empty() for _ in range(1 + PARTIAL_SLOTS))
             doing = "Writing" if writing[0] else "Written"
             drawn[0].caption(f"{doing} · each chip appears as soon as its source is ready")
-            with drawn[1 + partials[0] % 2]:
+            with drawn[1 + partials[0] % PARTIAL_SLOTS]:
                 chips(storable(text), asked_material, key=f"partial-{partials[0]}")
 
         inline = False  # cited inline (citation.mode: inline): chips appear while it is written, no draft swap

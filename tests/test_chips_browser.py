@@ -760,3 +760,40 @@ def test_tooltips_quote_the_evidence_and_a_click_sends_it(preview: Preview) -> N
     page.locator(".cite-chip").first.click()
     assert preview.clicks()[-1]["value"]["quote"] == evidence, "the whole passage, lines and bullets kept"
     assert preview.errors == []
+
+
+def test_the_newest_drawing_of_an_answer_being_written_is_the_one_shown(preview: Preview) -> None:
+    """The Ask page redraws an answer being written into a ring of slots (components keyed partial-<n>): once a
+    drawing has drawn, the newest drawn one shows and the others hide. A drawing whose script runs late (the
+    first one loads it) does not hide a newer one; a component that is no such drawing is left alone."""
+    preview.open("")
+    shown = preview.page.evaluate(
+        """(() => {
+          const block = document.createElement("div");
+          document.body.appendChild(block);
+          const slot = (key) => {
+            const container = document.createElement("div");
+            container.className = "stElementContainer " + key;
+            block.appendChild(container);
+            const host = document.createElement("div");
+            container.appendChild(host);
+            return {container, shadow: host.attachShadow({mode: "open"})};
+          };
+          const draw = (s) => window.__mountCitationChips({data: {html: "<p>Merge is linear.</p>", units: {},
+            faqs: {}}, parentElement: s.shadow, setStateValue() {}, setTriggerValue() {}});
+          const visible = (s) => getComputedStyle(s.container).display !== "none";
+          const other = slot("st-key-answer");
+          const [one, two, three] = [slot("st-key-partial-1"), slot("st-key-partial-2"), slot("st-key-partial-3")];
+          const out = [];
+          draw(two);                       // the second drawing's script runs first
+          out.push([visible(one), visible(two)]);
+          draw(one);                       // the first one's late: the second stays shown
+          out.push([visible(one), visible(two)]);
+          draw(three);
+          out.push([visible(one), visible(two), visible(three)]);
+          draw(other);
+          out.push([visible(three), visible(other)]);
+          return out;
+        })()""")
+    assert shown == [[True, True], [False, True], [False, False, True], [True, True]]
+    assert preview.errors == []

@@ -495,21 +495,30 @@ function topEdge() {
   return rect.height > 0 && rect.top <= 0 ? Math.max(0, rect.bottom) : 0;
 }
 
+/** The drawing number of a page element holding an answer being written (keyed `partial-<n>`), else null. */
+function draftNumber(node) {
+  const m = /(?:^|\s)st-key-partial-(\d+)(?=\s|$)/.exec(typeof node.className === "string" ? node.className : "");
+  return m ? Number(m[1]) : null;
+}
+
 /**
- * An answer being written is redrawn into two page slots by turns (pages/ask.py, components keyed
- * `partial-<n>`): the new drawing is empty until this script has run, so the one before stays shown in
- * the other slot until now. Once drawn, this one is shown and the other slot's hidden, in one task, so no
- * frame shows neither. A component that is not such a drawing changes nothing.
+ * An answer being written is redrawn into a ring of page slots (pages/ask.py, components keyed
+ * `partial-<n>`, n counting up): a new drawing is empty until this script has run, so the drawings before it
+ * stay in their slots. Once one has drawn, the newest drawn one is shown and the others hidden, in one task,
+ * so no frame shows none or two; a drawing whose script runs late (the first loads it) never hides a newer
+ * one. A component that is not such a drawing changes nothing.
  */
 function supersedeEarlierDraft(parentElement) {
   const rootNode = parentElement.getRootNode();
   const host = rootNode instanceof ShadowRoot ? rootNode.host : parentElement;
   const mine = host.closest ? host.closest('[class*="st-key-partial-"]') : null;
-  if (!mine || !mine.parentElement) return;
-  mine.style.display = "";
-  for (const other of Array.from(mine.parentElement.children)) {
-    if (other !== mine && /(^|\s)st-key-partial-/.test(other.className)) other.style.display = "none";
-  }
+  const number = mine ? draftNumber(mine) : null;
+  if (number === null || !mine.parentElement) return;
+  mine.dataset.citeDrawn = String(number);
+  const drawn = Array.from(mine.parentElement.children).filter(
+    (node) => draftNumber(node) !== null && node.dataset.citeDrawn === String(draftNumber(node)));
+  const newest = Math.max(...drawn.map(draftNumber));
+  for (const node of drawn) node.style.display = draftNumber(node) === newest ? "" : "none";
 }
 
 /** Streamlit components v2 entry point. */
