@@ -31,6 +31,7 @@ from ..text import (
     weak_stems,
 )
 from ..text.encoder import sentence_encoder
+from ..text.fences import fenced_blocks
 from ..text.slides import SlideUnit, is_code_line, title_ok
 from .quotes import excerpt
 
@@ -626,9 +627,6 @@ def _render(lead: str, units: Sequence[str], kind: str, doc: Doc | None = None, 
     return _cited(lead + "\n\n" + quoted, _handles(doc, quoted))
 
 
-_FENCE_LINE = re.compile(r"^\s*(?:`{3,}|~{3,})\s*$")
-
-
 def _cited(part: str, handles: str) -> str:
     """A rendered part (its lead, a blank line, its quotes) with ``handles`` behind it, when the turn cites
     inline: the writer knows what it quotes, so its citations are exact.
@@ -637,7 +635,8 @@ def _cited(part: str, handles: str) -> str:
     instead (a marker after a closing fence would keep the block from closing)."""
     if not handles:
         return part
-    if _FENCE_LINE.match(part.rstrip().rsplit("\n", 1)[-1]):
+    blocks = fenced_blocks(part)
+    if blocks and blocks[-1][1] >= len(part.rstrip()):  # the part ends in a code block
         lead, sep, rest = part.partition("\n\n")
         return lead + handles + sep + rest
     return part.rstrip() + handles
