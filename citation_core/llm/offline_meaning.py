@@ -42,6 +42,7 @@ class SourceMeaning:
         model = semantic_model() if tokens else None
         self._matcher = model.matcher(self._parts[1]) if model is not None else None
         self._vectors: np.ndarray | None = None  # every statement's encoder vector, once made or read
+        self._looked = False  # whether an earlier call's vectors were looked for on disk (once per call)
         self._made: dict[int, np.ndarray] = {}  # the statements' vectors made so far (by statement index)
 
     @functools.cached_property
@@ -105,7 +106,8 @@ class SourceMeaning:
     def _rows(self, encoder: SentenceEncoder, rows: np.ndarray) -> np.ndarray:
         """The vectors of the statements at ``rows``: read from what an earlier call on the same sources kept,
         else made (each statement once per call); once every statement has one, kept for the next call."""
-        if self._vectors is None:
+        if not self._looked:
+            self._looked = True
             self._vectors = self._stored(encoder)
         if self._vectors is not None:
             known: np.ndarray = self._vectors[rows]
