@@ -304,11 +304,11 @@ class CitationRegistry:
         render waits for running enrichments up to ``deadline_seconds``; a keyword or summary not done by
         then is left empty. Invented handles are counted in the trace at the final render.
         """
-        if final:
-            self.finish(text)
         runs, pending = CodeScanner.read(text, final)
         for handle in prose_handles(runs):
             self.begin(handle)
+        if final:
+            self._wait()
         out: list[str] = []
         invented: dict[int, int] = {}
         for i, run in enumerate(runs):
@@ -350,6 +350,10 @@ class CitationRegistry:
         then ``finish`` done; ``on_change`` is called whenever a chip is done (a partial render shows it)."""
         for handle in prose_handles(CodeScanner.read(text, final=True)[0]):
             self.begin(handle)
+        self._wait(on_change)
+
+    def _wait(self, on_change: Callable[[], None] | None = None) -> None:
+        """Wait for every enrichment begun so far (``finish``)."""
         with self._lock:
             if self._finish_by is None and self.deadline_seconds is not None:
                 self._finish_by = time.monotonic() + self.deadline_seconds
